@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* RDMA devices fabtrace tracks, and the QP table of each. */
+#ifndef _FABTRACE_DEV_H
+#define _FABTRACE_DEV_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/spinlock.h>
+#include <rdma/ib_verbs.h>
+
+#include "acct.h"
+#include "table.h"
+
+/* Totals of a device, per CPU: the hot path adds without atomics. */
+struct ft_dev_pcpu {
+	u64 bytes[2];
+	u64 cls[2][FT_CLS_MAX];
+	u64 unknown[2];		/* packets of QPs with no entry */
+	u64 malformed;
+};
+
+struct ft_dev {
+	struct list_head list;		/* ft_devs, by index, RCU */
+	struct kref ref;		/* the list's, and netlink readers' */
+	struct ib_device *ibdev;
+	u32 index;
+	bool hooked;			/* rxe: the data path taps see it */
+	char name[IB_DEVICE_NAME_MAX];
+	char driver[MODULE_NAME_LEN];
+
+	spinlock_t lock;		/* index and retired list writers */
+	struct list_head retired;	/* destroyed QPs, oldest first, RCU */
+	u32 nr_live;
+	u32 nr_retired;
+
+	struct ft_dev_pcpu __percpu *pcpu;
+	struct ft_qpidx *idx;
+};
+
+/* Protects ft_devs and the device map against each other's writers. */
+extern struct mutex ft_devs_lock;
+extern struct list_head ft_devs;
+extern struct ft_devmap ft_devmap;
+
+int ft_dev_init(void);
+void ft_dev_exit(void);
+
+struct ft_dev *ft_dev_find(u32 index, const char *name);
+struct ft_dev *ft_dev_get(u32 index, const char *name, bool next);
+void ft_dev_put(struct ft_dev *dev);
+void ft_dev_totals(const struct ft_dev *dev, struct ft_dev_pcpu *sum);
+
+static inline struct ft_dev *ft_dev_of(const struct ib_device *ibdev)
+{
+	return ft_devmap_find(&ft_devmap, ibdev);
+}
+
+#endif /* _FABTRACE_DEV_H */

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause)
+/* Do not edit directly, auto-generated from: */
+/*	Documentation/netlink/specs/fabtrace.yaml */
+/* YNL-GEN kernel source */
+
+#include <net/netlink.h>
+#include <net/genetlink.h>
+
+#include "fabtrace-nl-gen.h"
+
+#include <uapi/linux/fabtrace.h>
+
+/* Integer value ranges */
+static const struct netlink_range_validation fabtrace_a_qp_qpn_range = {
+	.max	= 16777215ULL,
+};
+
+static const struct netlink_range_validation fabtrace_a_qp_qpn_min_range = {
+	.max	= 16777215ULL,
+};
+
+static const struct netlink_range_validation fabtrace_a_qp_qpn_max_range = {
+	.max	= 16777215ULL,
+};
+
+/* FABTRACE_CMD_DEV_GET - do */
+static const struct nla_policy fabtrace_dev_get_do_nl_policy[FABTRACE_A_DEV_NAME + 1] = {
+	[FABTRACE_A_DEV_INDEX] = { .type = NLA_U32, },
+	[FABTRACE_A_DEV_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
+};
+
+/* FABTRACE_CMD_DEV_GET - dump */
+static const struct nla_policy fabtrace_dev_get_dump_nl_policy[FABTRACE_A_DEV_NAME + 1] = {
+	[FABTRACE_A_DEV_INDEX] = { .type = NLA_U32, },
+	[FABTRACE_A_DEV_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
+};
+
+/* FABTRACE_CMD_QP_GET - do */
+static const struct nla_policy fabtrace_qp_get_do_nl_policy[FABTRACE_A_QP_MATCH_FLAGS + 1] = {
+	[FABTRACE_A_QP_DEV_INDEX] = { .type = NLA_U32, },
+	[FABTRACE_A_QP_DEV_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
+	[FABTRACE_A_QP_QPN] = NLA_POLICY_FULL_RANGE(NLA_U32, &fabtrace_a_qp_qpn_range),
+	[FABTRACE_A_QP_QPN_MIN] = NLA_POLICY_FULL_RANGE(NLA_U32, &fabtrace_a_qp_qpn_min_range),
+	[FABTRACE_A_QP_QPN_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &fabtrace_a_qp_qpn_max_range),
+	[FABTRACE_A_QP_PID] = { .type = NLA_U32, },
+	[FABTRACE_A_QP_TYPE] = NLA_POLICY_MAX(NLA_U32, 255),
+	[FABTRACE_A_QP_STATE] = NLA_POLICY_MAX(NLA_U32, 6),
+	[FABTRACE_A_QP_MATCH_FLAGS] = NLA_POLICY_MASK(NLA_U32, 0xf),
+};
+
+/* FABTRACE_CMD_QP_GET - dump */
+static const struct nla_policy fabtrace_qp_get_dump_nl_policy[FABTRACE_A_QP_MATCH_FLAGS + 1] = {
+	[FABTRACE_A_QP_DEV_INDEX] = { .type = NLA_U32, },
+	[FABTRACE_A_QP_DEV_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
+	[FABTRACE_A_QP_QPN] = NLA_POLICY_FULL_RANGE(NLA_U32, &fabtrace_a_qp_qpn_range),
+	[FABTRACE_A_QP_QPN_MIN] = NLA_POLICY_FULL_RANGE(NLA_U32, &fabtrace_a_qp_qpn_min_range),
+	[FABTRACE_A_QP_QPN_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &fabtrace_a_qp_qpn_max_range),
+	[FABTRACE_A_QP_PID] = { .type = NLA_U32, },
+	[FABTRACE_A_QP_TYPE] = NLA_POLICY_MAX(NLA_U32, 255),
+	[FABTRACE_A_QP_STATE] = NLA_POLICY_MAX(NLA_U32, 6),
+	[FABTRACE_A_QP_MATCH_FLAGS] = NLA_POLICY_MASK(NLA_U32, 0xf),
+};
+
+/* FABTRACE_CMD_QP_RESET - do */
+static const struct nla_policy fabtrace_qp_reset_nl_policy[FABTRACE_A_QP_QPN + 1] = {
+	[FABTRACE_A_QP_DEV_INDEX] = { .type = NLA_U32, },
+	[FABTRACE_A_QP_DEV_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
+	[FABTRACE_A_QP_QPN] = NLA_POLICY_FULL_RANGE(NLA_U32, &fabtrace_a_qp_qpn_range),
+};
+
+/* Ops table for fabtrace */
+static const struct genl_split_ops fabtrace_nl_ops[] = {
+	{
+		.cmd		= FABTRACE_CMD_DEV_GET,
+		.doit		= fabtrace_nl_dev_get_doit,
+		.policy		= fabtrace_dev_get_do_nl_policy,
+		.maxattr	= FABTRACE_A_DEV_NAME,
+		.flags		= GENL_CMD_CAP_DO,
+	},
+	{
+		.cmd		= FABTRACE_CMD_DEV_GET,
+		.dumpit		= fabtrace_nl_dev_get_dumpit,
+		.policy		= fabtrace_dev_get_dump_nl_policy,
+		.maxattr	= FABTRACE_A_DEV_NAME,
+		.flags		= GENL_CMD_CAP_DUMP,
+	},
+	{
+		.cmd		= FABTRACE_CMD_QP_GET,
+		.doit		= fabtrace_nl_qp_get_doit,
+		.policy		= fabtrace_qp_get_do_nl_policy,
+		.maxattr	= FABTRACE_A_QP_MATCH_FLAGS,
+		.flags		= GENL_CMD_CAP_DO,
+	},
+	{
+		.cmd		= FABTRACE_CMD_QP_GET,
+		.dumpit		= fabtrace_nl_qp_get_dumpit,
+		.policy		= fabtrace_qp_get_dump_nl_policy,
+		.maxattr	= FABTRACE_A_QP_MATCH_FLAGS,
+		.flags		= GENL_CMD_CAP_DUMP,
+	},
+	{
+		.cmd		= FABTRACE_CMD_QP_RESET,
+		.doit		= fabtrace_nl_qp_reset_doit,
+		.policy		= fabtrace_qp_reset_nl_policy,
+		.maxattr	= FABTRACE_A_QP_QPN,
+		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
+	},
+	{
+		.cmd	= FABTRACE_CMD_STATS_GET,
+		.doit	= fabtrace_nl_stats_get_doit,
+		.flags	= GENL_CMD_CAP_DO,
+	},
+};
+
+static const struct genl_multicast_group fabtrace_nl_mcgrps[] = {
+	[FABTRACE_NLGRP_EVENTS] = { "events", },
+};
+
+struct genl_family fabtrace_nl_family __ro_after_init = {
+	.name		= FABTRACE_FAMILY_NAME,
+	.version	= FABTRACE_FAMILY_VERSION,
+	.netnsok	= true,
+	.parallel_ops	= true,
+	.module		= THIS_MODULE,
+	.split_ops	= fabtrace_nl_ops,
+	.n_split_ops	= ARRAY_SIZE(fabtrace_nl_ops),
+	.mcgrps		= fabtrace_nl_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(fabtrace_nl_mcgrps),
+};

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/* QP lifecycle hooks: create, modify, error, timers, failed completions. */
+
+#include <linux/kallsyms.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timer.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/restrack.h>
+
+#include "dev.h"
+#include "events.h"
+#include "hook.h"
+#include "life.h"
+#include "qp.h"
+
+/* Find the live entry of an ib_qp.  Context: RCU read side. */
+static struct ft_qp *entry_of(const struct ib_qp *ibqp)
+{
+	struct ft_dev *dev = ft_dev_of(ibqp->device);
+
+	return dev ? ft_qp_of(dev, ibqp) : NULL;
+}
+
+/* --- timers -------------------------------------------------------------- */
+
+/*
+ * rxe's timer callbacks receive the timer_list inside struct rxe_qp, whose
+ * layout is private to rxe.  Its offsets are learnt from the first rxe QP
+ * fabtrace sees: the words of the QP that point to the start of
+ * retransmit_timer() and rnr_nak_timer() are the function fields of those
+ * two timers.  Until then (or if that fails) the timer hooks count nothing.
+ */
+static long retrans_off = -1, rnr_off = -1;
+
+static void learn_timer_offsets(const struct ib_qp *ibqp)
+{
+	const unsigned long *word = (const unsigned long *)ibqp;
+	size_t i, n = min_t(size_t, ksize(ibqp), 8192) / sizeof(*word);
+	long fn = offsetof(struct timer_list, function);
+	char sym[KSYM_SYMBOL_LEN];
+
+	for (i = 0; i < n && (READ_ONCE(retrans_off) < 0 || READ_ONCE(rnr_off) < 0); i++) {
+		if (word[i] < MODULES_VADDR || word[i] >= MODULES_END)
+			continue;
+		sprint_symbol(sym, word[i]);
+		if (str_has_prefix(sym, "retransmit_timer+0x0/"))
+			WRITE_ONCE(retrans_off, i * sizeof(*word) - fn);
+		else if (str_has_prefix(sym, "rnr_nak_timer+0x0/"))
+			WRITE_ONCE(rnr_off, i * sizeof(*word) - fn);
+	}
+}
+
+/* rxe is gone; a new one may be a different build. */
+void ft_life_rxe_gone(void)
+{
+	WRITE_ONCE(retrans_off, -1);
+	WRITE_ONCE(rnr_off, -1);
+}
+
+static struct ft_qp *entry_of_timer(const void *timer, long off)
+{
+	if (off < 0)
+		return NULL;
+	return entry_of((const struct ib_qp *)(timer - off));
+}
+
+/* retransmit_timer(struct timer_list *t) */
+void notrace ft_life_retrans_timer(unsigned long ip, unsigned long parent_ip,
+				   struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	struct ft_qp *qp;
+
+	rcu_read_lock();
+	qp = entry_of_timer((void *)ft_arg(fregs, 0), READ_ONCE(retrans_off));
+	/* rxe lets its timer run out when all is acknowledged: not a timeout */
+	if (qp && ft_acct_outstanding(qp)) {
+		atomic64_inc(&qp->cong.timeouts);
+		WRITE_ONCE(qp->cong.last[FT_LAST_TIMEOUT], ktime_get_boottime_ns());
+		ft_event_qp(qp, FABTRACE_EVENT_KIND_TIMEOUT);
+	}
+	rcu_read_unlock();
+}
+
+/* rnr_nak_timer(struct timer_list *t) */
+void notrace ft_life_rnr_timer(unsigned long ip, unsigned long parent_ip,
+			       struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	struct ft_qp *qp;
+
+	rcu_read_lock();
+	qp = entry_of_timer((void *)ft_arg(fregs, 0), READ_ONCE(rnr_off));
+	if (qp) {
+		atomic64_inc(&qp->cong.rnr_timeouts);
+		WRITE_ONCE(qp->cong.last[FT_LAST_RNR_TIMEOUT], ktime_get_boottime_ns());
+		ft_event_qp(qp, FABTRACE_EVENT_KIND_RNR_TIMEOUT);
+	}
+	rcu_read_unlock();
+}
+
+/* --- create and destroy -------------------------------------------------- */
+
+/* rdma_restrack_add(res): the QP is complete, its creator not yet told. */
+void notrace ft_life_add(unsigned long ip, unsigned long parent_ip,
+			 struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	struct rdma_restrack_entry *res = (void *)ft_arg(fregs, 0);
+	struct ib_qp *ibqp;
+	struct ft_dev *dev;
+
+	if (res->type != RDMA_RESTRACK_QP)
+		return;
+	ibqp = container_of(res, struct ib_qp, res);
+	rcu_read_lock();
+	dev = ft_dev_of(ibqp->device);
+	if (dev) {
+		ft_qp_created(dev, ibqp);
+		if (dev->hooked && (READ_ONCE(retrans_off) < 0 || READ_ONCE(rnr_off) < 0))
+			learn_timer_offsets(ibqp);
+	}
+	rcu_read_unlock();
+}
+
+/* rdma_restrack_commit_del(res), rdma_restrack_del(res): the QP is gone. */
+void notrace ft_life_del(unsigned long ip, unsigned long parent_ip,
+			 struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	struct rdma_restrack_entry *res = (void *)ft_arg(fregs, 0);
+	struct ib_qp *ibqp;
+	struct ft_dev *dev;
+
+	if (res->type != RDMA_RESTRACK_QP)
+		return;
+	ibqp = container_of(res, struct ib_qp, res);
+	rcu_read_lock();
+	dev = ft_dev_of(ibqp->device);
+	if (dev)
+		ft_qp_destroyed(dev, ibqp);
+	rcu_read_unlock();
+}
+
+/* --- state --------------------------------------------------------------- */
+
+static void entered_error(struct ft_qp *qp)
+{
+	if (xchg(&qp->state, IB_QPS_ERR) == IB_QPS_ERR)
+		return;
+	atomic64_inc(&qp->cong.errors);
+	ft_event_qp(qp, FABTRACE_EVENT_KIND_QP_ERROR);
+}
+
+/* rxe_qp_error(qp): rxe moves a QP to the error state on its own. */
+void notrace ft_life_qp_error(unsigned long ip, unsigned long parent_ip,
+			      struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	struct ft_qp *qp;
+
+	rcu_read_lock();
+	/* struct rxe_qp begins with its struct ib_qp */
+	qp = entry_of((const struct ib_qp *)ft_arg(fregs, 0));
+	if (qp)
+		entered_error(qp);
+	rcu_read_unlock();
+}
+
+struct modify_args {
+	struct ib_qp *qp;
+	const struct ib_qp_attr *attr;
+	int mask;
+};
+
+size_t ft_life_modify_data_size(void)
+{
+	return sizeof(struct modify_args);
+}
+
+/* ib_modify_qp_with_udata(qp, attr, mask, udata), ib_modify_qp(qp, attr, mask) */
+int ft_life_modify_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct modify_args *a = (struct modify_args *)ri->data;
+
+	a->qp = (struct ib_qp *)regs_get_kernel_argument(regs, 0);
+	a->attr = (const struct ib_qp_attr *)regs_get_kernel_argument(regs, 1);
+	a->mask = regs_get_kernel_argument(regs, 2);
+	return 0;
+}
+
+static void modified(struct ft_qp *qp, const struct ib_qp_attr *attr, int mask)
+{
+	if (mask & IB_QP_PORT)
+		WRITE_ONCE(qp->port, attr->port_num);
+	if (mask & IB_QP_DEST_QPN)
+		WRITE_ONCE(qp->rqpn, attr->dest_qp_num);
+	if (mask & IB_QP_AV) {
+		const struct ib_global_route *grh = rdma_ah_read_grh(&attr->ah_attr);
+
+		if (grh) {
+			memcpy(qp->peer, grh->dgid.raw, sizeof(qp->peer));
+			WRITE_ONCE(qp->tclass, grh->traffic_class);
+		}
+		WRITE_ONCE(qp->sl, rdma_ah_get_sl(&attr->ah_attr));
+	}
+	/*
+	 * The PSNs the QP starts from: nothing before them was sent, received
+	 * or is awaited.  A read responder answers in its peer's PSN space.
+	 */
+	if (mask & IB_QP_RQ_PSN) {
+		WRITE_ONCE(qp->rx_req_psn, (attr->rq_psn & 0xffffff) | FT_PSN_VALID);
+		WRITE_ONCE(qp->tx_resp_psn,
+			   ft_psn_add(attr->rq_psn, 0xffffff) | FT_PSN_VALID);
+	}
+	if (mask & IB_QP_SQ_PSN) {
+		u32 last = ft_psn_add(attr->sq_psn, 0xffffff) | FT_PSN_VALID;
+
+		WRITE_ONCE(qp->tx_req_psn, last);
+		WRITE_ONCE(qp->rx_ack_psn, last);
+	}
+	if (mask & IB_QP_STATE) {
+		if (attr->qp_state == IB_QPS_ERR) {
+			entered_error(qp);
+			return;
+		}
+		if (attr->qp_state == IB_QPS_RESET) {
+			WRITE_ONCE(qp->tx_req_psn, 0);
+			WRITE_ONCE(qp->tx_resp_psn, 0);
+			WRITE_ONCE(qp->rx_req_psn, 0);
+			WRITE_ONCE(qp->rx_ack_psn, 0);
+		}
+		WRITE_ONCE(qp->state, attr->qp_state);
+	}
+}
+
+int ft_life_modify_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct modify_args *a = (struct modify_args *)ri->data;
+	struct ft_qp *qp;
+
+	if (regs_return_value(regs))
+		return 0;
+	rcu_read_lock();
+	qp = entry_of(a->qp->real_qp);
+	if (qp)
+		modified(qp, a->attr, a->mask);
+	rcu_read_unlock();
+	return 0;
+}
+
+/* --- completions --------------------------------------------------------- */
+
+/*
+ * rxe_cq_post(cq, cqe, solicited): a CQE is a struct ib_wc for kernel CQs
+ * and a struct ib_uverbs_wc for user CQs, the two laid out alike up to the
+ * status; struct rxe_cq begins with its struct ib_cq.
+ */
+void notrace ft_life_cq_post(unsigned long ip, unsigned long parent_ip,
+			     struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	const struct ib_cq *cq = (const struct ib_cq *)ft_arg(fregs, 0);
+	const void *cqe = (const void *)ft_arg(fregs, 1);
+	const struct ib_uverbs_wc *uwc = cqe;
+	const struct ib_wc *wc = cqe;
+	struct ft_dev *dev;
+	struct ft_qp *qp;
+
+	BUILD_BUG_ON(offsetof(struct ib_wc, status) !=
+		     offsetof(struct ib_uverbs_wc, status));
+	if (likely(wc->status != IB_WC_RETRY_EXC_ERR &&
+		   wc->status != IB_WC_RNR_RETRY_EXC_ERR))
+		return;
+
+	rcu_read_lock();
+	if (cq->uobject) {
+		dev = ft_dev_of(cq->device);
+		qp = dev ? ft_qpidx_find(dev->idx, uwc->qp_num) : NULL;
+	} else {
+		qp = wc->qp ? entry_of(wc->qp) : NULL;
+	}
+	if (qp) {
+		atomic64_inc(&qp->cong.retry_exh);
+		ft_event_qp(qp, FABTRACE_EVENT_KIND_RETRY_EXHAUSTED);
+	}
+	rcu_read_unlock();
+}

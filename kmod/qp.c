@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/* QP entries: creation, destruction, retention, reset and discovery. */
+
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <rdma/restrack.h>
+
+#include "dev.h"
+#include "qp.h"
+#include "events.h"
+
+unsigned int ft_max_qps = 262144;
+unsigned int ft_retain_ms = 60000;
+struct ft_qp_stats ft_qp_stats;
+
+static struct kmem_cache *ft_qp_cache;
+static void retire_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(retire_work, retire_work_fn);
+
+unsigned int ft_qp_entry_size(void)
+{
+	return kmem_cache_size(ft_qp_cache);
+}
+
+/* Caller holds dev->lock.  Leaves are never freed before the device. */
+static struct ft_qp __rcu **slot_of(struct ft_dev *dev, u32 qpn, gfp_t gfp)
+{
+	struct ft_leaf *leaf;
+	u32 hi = (qpn >> FT_LEAF_BITS) & (FT_ROOT_SIZE - 1);
+
+	leaf = rcu_dereference_protected(dev->idx->root[hi],
+					 lockdep_is_held(&dev->lock));
+	if (!leaf) {
+		if (!gfp)
+			return NULL;
+		leaf = kzalloc(sizeof(*leaf), gfp | __GFP_NOWARN);
+		if (!leaf)
+			return NULL;
+		rcu_assign_pointer(dev->idx->root[hi], leaf);
+	}
+	return &leaf->slot[qpn & (FT_LEAF_SIZE - 1)];
+}
+
+static void fill_owner(struct ft_qp *qp, struct ib_qp *ibqp)
+{
+	struct rdma_restrack_entry *res = &ibqp->res;
+
+	if (res->task) {
+		qp->owner = get_task_pid(res->task, PIDTYPE_TGID);
+		get_task_comm(qp->comm, res->task);
+	} else {
+		qp->flags |= FT_QP_KERNEL;
+		strscpy(qp->comm, res->kern_name ?: "kernel", sizeof(qp->comm));
+	}
+}
+
+static struct ft_qp *qp_alloc(struct ft_dev *dev, struct ib_qp *ibqp, gfp_t gfp)
+{
+	struct ft_qp *qp;
+
+	if (atomic_inc_return(&ft_qp_stats.entries) > READ_ONCE(ft_max_qps)) {
+		atomic_dec(&ft_qp_stats.entries);
+		atomic64_inc(&ft_qp_stats.overflow);
+		return NULL;
+	}
+	qp = kmem_cache_zalloc(ft_qp_cache, gfp | __GFP_NOWARN);
+	if (!qp) {
+		atomic_dec(&ft_qp_stats.entries);
+		atomic64_inc(&ft_qp_stats.alloc_fail);
+		return NULL;
+	}
+	qp->dev = dev;
+	qp->ibqp = ibqp;
+	qp->qpn = ibqp->qp_num;
+	qp->type = ibqp->qp_type;
+	qp->port = ibqp->port;
+	qp->ctime = ktime_get_boottime_ns();
+	INIT_LIST_HEAD(&qp->retired);
+	fill_owner(qp, ibqp);
+	return qp;
+}
+
+static void qp_free(struct ft_qp *qp)
+{
+	put_pid(qp->owner);
+	kmem_cache_free(ft_qp_cache, qp);
+	atomic_dec(&ft_qp_stats.entries);
+}
+
+/* Caller holds dev->lock; @qp is the live entry in @slot. */
+static void retire_locked(struct ft_dev *dev, struct ft_qp __rcu **slot,
+			  struct ft_qp *qp)
+{
+	rcu_assign_pointer(*slot, NULL);
+	qp->dtime = ktime_get_boottime_ns();
+	WRITE_ONCE(qp->flags, qp->flags | FT_QP_DESTROYED);
+	list_add_tail_rcu(&qp->retired, &dev->retired);
+	dev->nr_live--;
+	dev->nr_retired++;
+	atomic_inc(&ft_qp_stats.retained);
+	atomic_inc(&ft_qp_stats.generation);
+}
+
+/* Publish @qp in the index.  Return false if the QP is already there. */
+static bool qp_insert(struct ft_dev *dev, struct ft_qp *qp, gfp_t gfp)
+{
+	struct ft_qp __rcu **slot;
+	struct ft_qp *old;
+
+	spin_lock(&dev->lock);
+	slot = slot_of(dev, qp->qpn, gfp);
+	if (!slot) {
+		spin_unlock(&dev->lock);
+		atomic64_inc(&ft_qp_stats.alloc_fail);
+		qp_free(qp);
+		return false;
+	}
+	old = rcu_dereference_protected(*slot, lockdep_is_held(&dev->lock));
+	if (old && old->ibqp == qp->ibqp) {
+		spin_unlock(&dev->lock);
+		qp_free(qp);
+		return false;
+	}
+	/* A live entry for another QP with this number missed its destroy. */
+	if (old)
+		retire_locked(dev, slot, old);
+	rcu_assign_pointer(*slot, qp);
+	dev->nr_live++;
+	atomic_inc(&ft_qp_stats.generation);
+	spin_unlock(&dev->lock);
+	return true;
+}
+
+/**
+ * ft_qp_created() - start an entry for a QP the RDMA core just created
+ * @dev: its device
+ * @ibqp: the QP, fully set up but not yet visible to its creator
+ *
+ * Context: the rdma_restrack_add() hook: any context that may not sleep.
+ */
+void ft_qp_created(struct ft_dev *dev, struct ib_qp *ibqp)
+{
+	struct ft_qp *qp = qp_alloc(dev, ibqp, GFP_ATOMIC);
+
+	if (qp && qp_insert(dev, qp, GFP_ATOMIC))
+		ft_event_qp(qp, FABTRACE_EVENT_KIND_QP_CREATE);
+}
+
+/**
+ * ft_qp_of() - the live entry of @ibqp
+ * @dev: its device
+ * @ibqp: the QP
+ *
+ * Context: RCU read side.
+ * Return: the entry, or NULL if @ibqp has none.
+ */
+struct ft_qp *ft_qp_of(const struct ft_dev *dev, const struct ib_qp *ibqp)
+{
+	struct ft_qp *qp = ft_qpidx_find(dev->idx, ibqp->qp_num);
+
+	return qp && qp->ibqp == ibqp ? qp : NULL;
+}
+
+/**
+ * ft_qp_destroyed() - retire the entry of a QP the RDMA core destroyed
+ * @dev: its device
+ * @ibqp: the QP; its driver state is gone, the ib_qp itself still valid
+ *
+ * The entry leaves the index, so the QP number can be reused at once, and
+ * stays readable with its final counters for retain_ms.
+ */
+void ft_qp_destroyed(struct ft_dev *dev, struct ib_qp *ibqp)
+{
+	struct ft_qp __rcu **slot;
+	struct ft_qp *qp = NULL;
+
+	spin_lock(&dev->lock);
+	slot = slot_of(dev, ibqp->qp_num, 0);
+	if (slot) {
+		qp = rcu_dereference_protected(*slot,
+					       lockdep_is_held(&dev->lock));
+		if (qp && qp->ibqp == ibqp)
+			retire_locked(dev, slot, qp);
+		else
+			qp = NULL;
+	}
+	spin_unlock(&dev->lock);
+
+	if (!qp)
+		return;
+	ft_event_qp(qp, FABTRACE_EVENT_KIND_QP_DESTROY);
+	if (!delayed_work_pending(&retire_work))
+		mod_delayed_work(system_wq, &retire_work,
+				 msecs_to_jiffies(READ_ONCE(ft_retain_ms)));
+}
+
+/*
+ * The restrack root of a device, which ib_core keeps private: an xarray of
+ * entries indexed by QP number, followed by a cursor.  Layout checked
+ * against drivers/infiniband/core/restrack.h of 6.1 and 6.12.
+ */
+struct ft_restrack_root {
+	struct xarray xa;
+	u32 next_id;
+};
+
+static void discover_one(struct ft_dev *dev, struct ib_qp *ibqp)
+{
+	struct ib_qp_init_attr init = {};
+	struct ib_qp_attr attr = {};
+	struct ft_qp *qp;
+	int mask = IB_QP_STATE | IB_QP_PORT | IB_QP_AV | IB_QP_DEST_QPN;
+
+	rcu_read_lock();
+	qp = ft_qp_of(dev, ibqp);
+	rcu_read_unlock();
+	if (qp)
+		return;
+
+	qp = qp_alloc(dev, ibqp, GFP_KERNEL);
+	if (!qp)
+		return;
+	qp->flags |= FT_QP_DISCOVERED;
+	if (!ib_query_qp(ibqp, &attr, mask, &init)) {
+		qp->state = attr.qp_state;
+		if (attr.port_num)
+			qp->port = attr.port_num;
+		if (qp->type != IB_QPT_UD && qp->type != IB_QPT_GSI &&
+		    attr.qp_state >= IB_QPS_RTR) {
+			const struct ib_global_route *grh;
+
+			qp->rqpn = attr.dest_qp_num;
+			grh = rdma_ah_read_grh(&attr.ah_attr);
+			if (grh) {
+				memcpy(qp->peer, grh->dgid.raw, sizeof(qp->peer));
+				qp->tclass = grh->traffic_class;
+			}
+			qp->sl = rdma_ah_get_sl(&attr.ah_attr);
+		}
+	}
+	qp_insert(dev, qp, GFP_KERNEL);
+}
+
+/**
+ * ft_qp_discover() - add entries for the QPs a device already has
+ * @dev: a device fabtrace just learnt of
+ *
+ * Context: process; walks ib_core's own resource tracking, as nldev does.
+ */
+void ft_qp_discover(struct ft_dev *dev)
+{
+	struct ft_restrack_root *rt;
+	struct rdma_restrack_entry *res;
+	unsigned long id;
+
+	if (!dev->ibdev->res)
+		return;
+	rt = &((struct ft_restrack_root *)dev->ibdev->res)[RDMA_RESTRACK_QP];
+
+	xa_lock(&rt->xa);
+	xa_for_each(&rt->xa, id, res) {
+		if (res->type != RDMA_RESTRACK_QP || !rdma_restrack_get(res))
+			continue;
+		xa_unlock(&rt->xa);
+		discover_one(dev, container_of(res, struct ib_qp, res));
+		rdma_restrack_put(res);
+		cond_resched();
+		xa_lock(&rt->xa);
+	}
+	xa_unlock(&rt->xa);
+}
+
+/* Free what retained entries have outlived retain_ms; reschedule. */
+static void retire_work_fn(struct work_struct *work)
+{
+	struct ft_qp *batch[64], *qp, *tmp;
+	u64 now, keep, next = 0;
+	struct ft_dev *dev;
+	unsigned int i, n;
+
+again:
+	n = 0;
+	now = ktime_get_boottime_ns();
+	keep = (u64)READ_ONCE(ft_retain_ms) * NSEC_PER_MSEC;
+	mutex_lock(&ft_devs_lock);
+	list_for_each_entry(dev, &ft_devs, list) {
+		spin_lock(&dev->lock);
+		list_for_each_entry_safe(qp, tmp, &dev->retired, retired) {
+			if (qp->dtime + keep > now) {
+				if (!next || qp->dtime + keep < next)
+					next = qp->dtime + keep;
+				break;
+			}
+			if (n == ARRAY_SIZE(batch))
+				break;
+			list_del_rcu(&qp->retired);
+			dev->nr_retired--;
+			batch[n++] = qp;
+		}
+		spin_unlock(&dev->lock);
+	}
+	if (n)
+		atomic_inc(&ft_qp_stats.generation);
+	mutex_unlock(&ft_devs_lock);
+
+	if (n) {
+		/* dumps walk the retired lists under RCU */
+		synchronize_rcu();
+		for (i = 0; i < n; i++) {
+			atomic_dec(&ft_qp_stats.retained);
+			qp_free(batch[i]);
+		}
+		if (n == ARRAY_SIZE(batch))
+			goto again;
+	}
+	if (next)
+		mod_delayed_work(system_wq, &retire_work,
+				 nsecs_to_jiffies(next - now) + 1);
+}
+
+/**
+ * ft_qp_free_all() - free every entry of a device that is going away
+ * @dev: a device no longer reachable by hooks or netlink (RCU-wise)
+ */
+void ft_qp_free_all(struct ft_dev *dev)
+{
+	struct ft_qp *qp, *tmp;
+	struct ft_leaf *leaf;
+	unsigned int i, j;
+
+	list_for_each_entry_safe(qp, tmp, &dev->retired, retired) {
+		atomic_dec(&ft_qp_stats.retained);
+		qp_free(qp);
+	}
+	for (i = 0; i < FT_ROOT_SIZE; i++) {
+		leaf = rcu_dereference_protected(dev->idx->root[i], true);
+		if (!leaf)
+			continue;
+		for (j = 0; j < FT_LEAF_SIZE; j++) {
+			qp = rcu_dereference_protected(leaf->slot[j], true);
+			if (qp)
+				qp_free(qp);
+		}
+		kfree(leaf);
+	}
+	atomic_inc(&ft_qp_stats.generation);
+}
+
+/**
+ * ft_qp_reset() - zero the counters of @qp
+ * @qp: the entry; metadata and PSN state are kept
+ */
+void ft_qp_reset(struct ft_qp *qp)
+{
+	struct ft_dir *dirs[] = { &qp->dir_tx, &qp->dir_rx };
+	atomic64_t *c;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
+		atomic64_set(&dirs[i]->bytes, 0);
+		for (c = dirs[i]->cls; c < dirs[i]->cls + FT_CLS_MAX; c++)
+			atomic64_set(c, 0);
+	}
+	for (c = &qp->cong.rx_ect; c <= &qp->cong.errors; c++)
+		atomic64_set(c, 0);
+	for (i = 0; i < FT_LAST_MAX; i++)
+		WRITE_ONCE(qp->cong.last[i], 0);
+}
+
+/* Did @qp see any congestion signal (the "congested" flag)? */
+bool ft_qp_congested(const struct ft_qp *qp)
+{
+	const atomic64_t *c;
+	unsigned int i;
+
+	if (atomic64_read(&qp->cong.rx_ce) ||
+	    atomic64_read(&qp->cong.retrans) ||
+	    atomic64_read(&qp->dir_tx.cls[FT_CLS_CNP]) ||
+	    atomic64_read(&qp->dir_rx.cls[FT_CLS_CNP]))
+		return true;
+	for (i = 0; i < 2; i++)
+		for (c = qp->cong.nak[i]; c < qp->cong.nak[i] + FT_NAK_MAX; c++)
+			if (atomic64_read(c))
+				return true;
+	return false;
+}
+
+int ft_qp_init(void)
+{
+	BUILD_BUG_ON(offsetof(struct ft_cong, errors) -
+		     offsetof(struct ft_cong, rx_ect) !=
+		     (2 + 2 * FT_NAK_MAX + 6) * sizeof(atomic64_t));
+	ft_qp_cache = KMEM_CACHE(ft_qp, 0);
+	return ft_qp_cache ? 0 : -ENOMEM;
+}
+
+void ft_qp_exit(void)
+{
+	cancel_delayed_work_sync(&retire_work);
+	kmem_cache_destroy(ft_qp_cache);
+}

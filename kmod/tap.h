@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Soft-RoCE data path taps: every packet rxe sends or receives. */
+#ifndef _FABTRACE_TAP_H
+#define _FABTRACE_TAP_H
+
+#include <linux/ftrace.h>
+
+void ft_tap_tx(unsigned long ip, unsigned long parent_ip,
+	       struct ftrace_ops *op, struct ftrace_regs *fregs);
+void ft_tap_rx(unsigned long ip, unsigned long parent_ip,
+	       struct ftrace_ops *op, struct ftrace_regs *fregs);
+
+#endif /* _FABTRACE_TAP_H */
