@@ -1,0 +1,252 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shell library for fabtrace selftests: KTAP output, the peer node, rxe setup.
+# shellcheck shell=bash
+#
+# Source it from a test (`. "$(dirname "$0")/lib.sh"`).  A test is one
+# executable; exit 0 = pass, 1 = fail, 4 = skip (it must say why).
+#
+# The QEMU harness (selftests/qemu/guest-init.sh) exports, on both nodes:
+#   FT_ROLE         a (runs the tests) or b (the peer)
+#   FT_SELF_IP      this node's address on the data wire (10.99.0.1 / .2)
+#   FT_PEER_IP      the other node's address on the data wire
+#   FT_NETDEV       this node's data NIC (rxe0 goes on it; netem goes on it)
+#   FT_CTL_IP       this node's address on the control link (10.98.0.x)
+#   FT_PEER_CTL_IP  the other node's control address (peer commands use it)
+#   FT_OUT          artefact directory, the same host directory on both nodes
+#   FT_KVER         kernel under test;  FT_REPO  the checkout (same path)
+# Tests may put loss or delay on FT_NETDEV: peer commands travel over the
+# separate control link and keep working.
+#
+# Running commands on the peer:
+#   peer CMD [ARGS...]      sh -c "CMD ARGS..." on the other node; its stdout
+#                           and stderr arrive here, its exit status is
+#                           returned (128+N for signal N)
+#   peer -t 30 CMD ...      same, killed after 30 s (status 124)
+#   peer CMD ... &          runs in the background; `kill $!` (or the test
+#                           ending) stops the remote command too: remote
+#                           commands never outlive the local `peer` process
+#   peer_lib FUNC ARGS...   run a function of this library on the peer
+#   on_both CMD ...         CMD here, then on the peer; fails if either fails
+
+# shellcheck disable=SC2034 # the kselftest set, for tests to use
+KSFT_PASS=0 KSFT_FAIL=1 KSFT_XFAIL=2 KSFT_XPASS=3 KSFT_SKIP=4
+
+
+FT_LIB=$(readlink -f "${BASH_SOURCE[0]}")
+FTPEER=${FTPEER:-ftpeer}
+
+# ---- KTAP --------------------------------------------------------------
+
+KTAP_N=0
+KTAP_PLAN=0
+KTAP_PASS=0
+KTAP_FAIL=0
+KTAP_SKIP=0
+
+# ktap_plan N: header and plan of a test with N results.
+ktap_plan() {
+	KTAP_PLAN=$1
+	echo "TAP version 13"
+	echo "1..$1"
+}
+
+ktap_ok() {
+	KTAP_N=$((KTAP_N + 1)) KTAP_PASS=$((KTAP_PASS + 1))
+	echo "ok $KTAP_N $*"
+}
+
+ktap_fail() {
+	KTAP_N=$((KTAP_N + 1)) KTAP_FAIL=$((KTAP_FAIL + 1))
+	echo "not ok $KTAP_N $*"
+}
+
+# ktap_skip DESC REASON: a result that could not be checked, and why.
+ktap_skip() {
+	KTAP_N=$((KTAP_N + 1)) KTAP_SKIP=$((KTAP_SKIP + 1))
+	echo "ok $KTAP_N $1 # SKIP ${2:?ktap_skip needs a reason}"
+}
+
+# ktap_result DESC CMD...: ok if CMD succeeds.
+ktap_result() {
+	local desc=$1
+
+	shift
+	if "$@"; then ktap_ok "$desc"; else ktap_fail "$desc"; fi
+}
+
+# ktap_assert DESC CMD...: like ktap_result, but a failure ends the test
+# (later results would be meaningless).
+ktap_assert() {
+	local desc=$1
+
+	shift
+	if "$@"; then
+		ktap_ok "$desc"
+	else
+		ktap_fail "$desc"
+		fail_all "$desc: failed, stopping"
+	fi
+}
+
+# ktap_finished: totals, then exit 1 on any failure or plan mismatch, 4 if
+# everything was skipped, else 0.
+ktap_finished() {
+	echo "# Totals: pass:$KTAP_PASS fail:$KTAP_FAIL xfail:0 xpass:0 skip:$KTAP_SKIP error:0"
+	if [ "$KTAP_FAIL" -ne 0 ]; then
+		exit "$KSFT_FAIL"
+	elif [ "$KTAP_N" -ne "$KTAP_PLAN" ]; then
+		echo "# planned $KTAP_PLAN results, got $KTAP_N"
+		exit "$KSFT_FAIL"
+	elif [ "$KTAP_PASS" -eq 0 ] && [ "$KTAP_SKIP" -gt 0 ]; then
+		exit "$KSFT_SKIP"
+	fi
+	exit "$KSFT_PASS"
+}
+
+# skip_all REASON: the whole test cannot run here (missing module, tool...).
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit "$KSFT_SKIP"
+}
+
+# fail_all MSG: stop the test now, as a failure.
+fail_all() {
+	echo "Bail out! $*"
+	exit "$KSFT_FAIL"
+}
+
+log() {
+	echo "# $*"
+}
+
+# run CMD...: log the command, then run it (output is part of the test log).
+run() {
+	echo "# + $*"
+	"$@"
+}
+
+require_cmd() {
+	local c
+
+	for c in "$@"; do
+		command -v "$c" >/dev/null || skip_all "command '$c' not installed"
+	done
+}
+
+# require_module MOD: skip unless MOD can be modprobe'd on this kernel.
+require_module() {
+	modinfo "$1" >/dev/null 2>&1 ||
+		skip_all "module $1 not available for kernel $(uname -r) (not built yet?)"
+}
+
+# require_peer: skip when not running on the two-node harness.
+require_peer() {
+	[ -n "${FT_PEER_CTL_IP:-}" ] || skip_all "no peer node (run via selftests/qemu/vm-test.sh)"
+}
+
+# wait_for SECS CMD...: poll CMD (every 0.1 s) until it succeeds; 1 on timeout.
+wait_for() {
+	local end=$((SECONDS + $1))
+
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+}
+
+# ---- the peer node ----------------------------------------------------
+
+peer() {
+	"$FTPEER" "$@"
+}
+
+# peer_lib FUNC ARGS...: FUNC from this library, run by bash on the peer.
+peer_lib() {
+	local q
+
+	printf -v q '%q ' "$@"
+	"$FTPEER" "bash -c $(printf '%q' ". $(printf '%q' "$FT_LIB") && $q")"
+}
+
+on_both() {
+	local rc=0
+
+	sh -c "$*" || rc=$?
+	"$FTPEER" "$*" || rc=$?
+	return "$rc"
+}
+
+# ---- soft-RoCE ----------------------------------------------------------
+
+# The GID an rdma_rxe port derives from an IPv4 address (IPv4-mapped IPv6).
+_rxe_v4_gid() {
+	local a b c d
+
+	IFS=. read -r a b c d <<<"$1"
+	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d"
+}
+
+# Ready = port ACTIVE and GID index 1 is the IPv4-mapped one, which is what
+# `ib_write_bw -x 1` and friends use.  Both appear asynchronously after
+# `rdma link add`.
+_rxe_ready() {
+	local p=/sys/class/infiniband/rxe0/ports/1
+
+	[ "$(cat "$p/state" 2>/dev/null)" = "4: ACTIVE" ] &&
+		[ "$(cat "$p/gids/1" 2>/dev/null)" = "$(_rxe_v4_gid "$FT_SELF_IP")" ]
+}
+
+_rxe_up_self() {
+	local m
+
+	for m in rdma_rxe ib_uverbs rdma_ucm; do
+		modprobe "$m" || return 1
+	done
+	if [ ! -e /sys/class/infiniband/rxe0 ]; then
+		rdma link add rxe0 type rxe netdev "${FT_NETDEV:?}" || return 1
+	fi
+	wait_for 30 _rxe_ready || {
+		echo "rxe0 on $FT_NETDEV not ready after 30 s" >&2
+		return 1
+	}
+}
+
+_rxe_gone() {
+	[ ! -e /sys/class/infiniband/rxe0 ]
+}
+
+_rxe_down_self() {
+	if [ -e /sys/class/infiniband/rxe0 ]; then
+		rdma link delete rxe0 || return 1
+	fi
+	wait_for 30 _rxe_gone
+}
+
+# _on_nodes WHERE FUNC: WHERE is self, peer or both (default both).
+_on_nodes() {
+	case ${1:-both} in
+	self) "$2" ;;
+	peer) peer_lib "$2" ;;
+	both) "$2" && peer_lib "$2" ;;
+	*) echo "expected self, peer or both, got '$1'" >&2; return 1 ;;
+	esac
+}
+
+# rxe_up [self|peer|both]: rxe0 on the data NIC, port ACTIVE, GID 1 = IPv4.
+# Loads rdma_rxe, ib_uverbs, rdma_ucm as needed.  Idempotent.
+rxe_up() {
+	_on_nodes "${1:-both}" _rxe_up_self
+}
+
+# rxe_down [self|peer|both]: delete rxe0 (modules stay loaded).  Idempotent.
+rxe_down() {
+	_on_nodes "${1:-both}" _rxe_down_self
+}
+
+# rxe_stat COUNTER: one counter of rxe0 port 1 (`rdma statistic`), e.g.
+# sent_pkts, rcvd_pkts.  `peer_lib rxe_stat sent_pkts` reads the peer's.
+rxe_stat() {
+	rdma -j statistic show link rxe0/1 |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)[0][sys.argv[1]])' "$1"
+}

@@ -1,0 +1,282 @@
+# SPDX-License-Identifier: GPL-2.0
+# Host side of the two-node QEMU test bed, sourced by vm-test.sh and demo.sh.
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # FTVM_* results are read by the callers
+#
+#   ftvm_run KVER CMD    boot nodes A and B on kernel KVER, run CMD (a shell
+#                        command line) on A, power both off, scan the logs.
+#                        Sets FTVM_* result variables (see ftvm_run).
+#
+#        node A                                         node B
+#   ┌──────────────┐  data wire: 10.99.0.1 <-> .2  ┌──────────────┐
+#   │ virtio-net   │═══════ unix stream socket ════│ virtio-net   │ rxe0, netem
+#   │ virtio-net   │═══════ unix stream socket ════│ virtio-net   │ ftpeer
+#   └──────────────┘  control: 10.98.0.1 <-> .2    └──────────────┘
+#   9p: host / read-only + tmpfs overlay; $BUILD/vm/$KVER/out read-write
+#
+# No host networking is involved: each wire is a socket pair between the two
+# QEMU processes.  Tests may break the data wire (netem) and still reach the
+# peer over the control link.
+
+FTVM_DIR=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+FT_REPO=$(readlink -f "$FTVM_DIR/../..")
+BUILD=$(readlink -m "${BUILD:-$FT_REPO/build}")
+
+# Measured on this 2-core host (README "Sizing"): -smp 2 boots as fast as
+# -smp 1 and exercises SMP paths (softirq on one CPU, process on the other).
+FT_VM_SMP=${FT_VM_SMP:-2}
+# MiB per node: QEMU only backs what the guest touches, and 100k QPs need
+# room for queue buffers.
+FT_VM_MEM=${FT_VM_MEM:-2048}
+# Seconds for one kernel: boot + every test + power-off.
+FT_VM_TIMEOUT=${FT_VM_TIMEOUT:-1800}
+# Seconds from QEMU start until a node reports "up".
+FT_VM_BOOT_TIMEOUT=${FT_VM_BOOT_TIMEOUT:-120}
+
+# Modules stage 1 needs to mount the root (dependencies resolved below).
+FTVM_INITRD_MODS="virtio_pci 9pnet_virtio 9p overlay"
+
+ftvm_log() {
+	echo "vm-test: ${FTVM_KVER:+$FTVM_KVER: }$*" >&2
+}
+
+# Prints MOD:PATH for MOD and its dependencies, dependencies first; builtin
+# modules print nothing (6.12 has the virtio core built in, 6.1 does not).
+_ftvm_mod_deps() {
+	local kver=$1 m=${2//-/_} f d
+
+	[[ " $_ftvm_seen " == *" $m "* ]] && return 0
+	_ftvm_seen+=" $m"
+	f=$(modinfo -k "$kver" -n "$m") || return 1
+	[[ $f == /* ]] || return 0
+	for d in $(modinfo -k "$kver" -F depends "$m" | tr , ' '); do
+		_ftvm_mod_deps "$kver" "$d" || return 1
+	done
+	echo "$m:$f"
+}
+
+# ftvm_initrd KVER OUT: busybox + stage-1 init + the modules to mount 9p and
+# overlayfs, from that kernel's /lib/modules.  Rebuilt only when an input
+# changed (the key lists every input's size and mtime).
+ftvm_initrd() {
+	local kver=$1 out=$2 mods key m f tmp files
+
+	_ftvm_seen=
+	mods=$(for m in $FTVM_INITRD_MODS; do _ftvm_mod_deps "$kver" "$m" || exit 1; done) ||
+		{ ftvm_log "cannot resolve stage-1 modules for $kver"; return 1; }
+	mapfile -t files < <(cut -d: -f2 <<<"$mods")
+	key=$(stat -L -c '%n %s %Y' /bin/busybox "$FTVM_DIR/initramfs-init" "${files[@]}" |
+		sha256sum)
+	if [ -f "$out" ] && [ "$(cat "$out.key" 2>/dev/null)" = "$key" ]; then
+		return 0
+	fi
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/ftvm-initrd.XXXXXX")
+	mkdir -p "$tmp"/{bin,dev,proc,sys,lib/modules}
+	cp /bin/busybox "$tmp/bin/busybox"
+	cp "$FTVM_DIR/initramfs-init" "$tmp/init"
+	while IFS=: read -r m f; do
+		case $f in
+		*.ko.xz) xz -dc "$f" >"$tmp/lib/modules/$m.ko" ;;
+		*.ko.zst) zstd -qdc "$f" >"$tmp/lib/modules/$m.ko" ;;
+		*) cp "$f" "$tmp/lib/modules/$m.ko" ;;
+		esac
+		echo "$m" >>"$tmp/modules"
+	done <<<"$mods"
+	(cd "$tmp" && find . | cpio -o -H newc --quiet | gzip -1) >"$out.new" &&
+		mv "$out.new" "$out" && echo "$key" >"$out.key"
+	local rc=$?
+	rm -rf "$tmp"
+	ftvm_log "initramfs built: $out"
+	return $rc
+}
+
+# ftvm_modroot KVER DIR: DIR/lib/modules/KVER = this kernel's modules plus
+# extra/fabtrace.ko, indexed by depmod here on the host (seconds) instead of
+# in the node (a minute under TCG).  The node copies extra/ and modules.*.
+ftvm_modroot() {
+	local kver=$1 dir=$2 ko=$BUILD/$1/kmod/fabtrace.ko sum m
+
+	if [ ! -f "$ko" ]; then
+		rm -rf "$dir"
+		return 0
+	fi
+	sum=$(sha256sum <"$ko")
+	[ "$(cat "$dir/.sum" 2>/dev/null)" = "$sum" ] && return 0
+	rm -rf "$dir"
+	m=$dir/lib/modules/$kver
+	mkdir -p "$m/extra"
+	ln -s "/lib/modules/$kver/kernel" "$m/kernel"
+	cp /lib/modules/"$kver"/modules.{order,builtin,builtin.modinfo} "$m/"
+	cp "$ko" "$m/extra/fabtrace.ko"
+	depmod -b "$dir" "$kver" || { ftvm_log "depmod failed"; return 1; }
+	echo "$sum" >"$dir/.sum"
+}
+
+# Kills what this run started, by pid; removes its sockets.  Idempotent, so
+# it can run from the EXIT trap after a normal finish too.
+ftvm_cleanup() {
+	local p
+
+	for p in ${FTVM_PIDS:-}; do
+		kill -TERM "$p" 2>/dev/null
+	done
+	for p in ${FTVM_PIDS:-}; do
+		wait "$p" 2>/dev/null
+	done
+	FTVM_PIDS=
+	[ -n "${FTVM_RUN:-}" ] && rm -rf "$FTVM_RUN"
+	FTVM_RUN=
+	return 0
+}
+
+_ftvm_now() {
+	date +%s.%N
+}
+
+_ftvm_secs() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'
+}
+
+# _ftvm_qemu ROLE: start node ROLE in the background (pid in FTVM_PIDS).
+_ftvm_qemu() {
+	local role=$1 n server
+
+	if [ "$role" = a ]; then n=01 server=on; else n=02 server=off; fi
+	# timeout(1) is the backstop should this script die without cleanup.
+	timeout -k 10 "$FT_VM_TIMEOUT" qemu-system-x86_64 \
+		-accel tcg,thread=multi -cpu max -smp "$FT_VM_SMP" -m "$FT_VM_MEM" \
+		-nodefaults -no-user-config -display none -no-reboot \
+		-kernel "/boot/vmlinuz-$FTVM_KVER" -initrd "$FTVM_VM/initrd.gz" \
+		-append "console=ttyS0 loglevel=5 printk.time=1 panic=-1 ft.role=$role ft.init=$FTVM_DIR/guest-init.sh ft.env=$FTVM_VM/run.env" \
+		-serial "file:$FTVM_VM/node-$role.console" \
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs "local,path=$FTVM_OUT,mount_tag=ftout,security_model=none,multidevs=remap" \
+		-netdev "stream,id=data,server=$server,addr.type=unix,addr.path=$FTVM_RUN/data.sock" \
+		-device "virtio-net-pci,netdev=data,mac=52:54:00:fa:00:$n,romfile=" \
+		-netdev "stream,id=ctl,server=$server,addr.type=unix,addr.path=$FTVM_RUN/ctl.sock" \
+		-device "virtio-net-pci,netdev=ctl,mac=52:54:00:fc:00:$n,romfile=" \
+		</dev/null >"$FTVM_VM/node-$role.qemu.log" 2>&1 &
+	FTVM_PIDS+=" $!"
+	printf -v "FTVM_PID_$role" '%s' "$!"
+}
+
+_ftvm_alive() {
+	kill -0 "$1" 2>/dev/null
+}
+
+# ftvm_run KVER CMD: the whole life of one two-node run.  Results:
+#   FTVM_RESULT     PASS or FAIL;  FTVM_WHY  reasons for FAIL
+#   FTVM_STATUS     exit status of CMD on node A ("" if it never ran)
+#   FTVM_BOOT_A/B   seconds from QEMU start to "node up"
+#   FTVM_READY      seconds from QEMU start to CMD starting on A
+#   FTVM_WALL       seconds for the whole run, initramfs build included
+#   FTVM_VM         $BUILD/vm/KVER: consoles; $FTVM_OUT artefacts
+# FTVM_STREAM=1 copies node A's console to stderr as it runs (prefixed
+# with FTVM_PREFIX).
+ftvm_run() {
+	local t0 t_qemu deadline boot_deadline now f a_up='' b_up='' ready=''
+
+	FTVM_KVER=$1
+	FTVM_RESULT=FAIL FTVM_WHY='' FTVM_STATUS='' FTVM_BOOT_A='' FTVM_BOOT_B='' FTVM_READY=''
+	FTVM_PID_a='' FTVM_PID_b=
+	FTVM_VM=$BUILD/vm/$FTVM_KVER
+	FTVM_OUT=$FTVM_VM/out
+	t0=$(_ftvm_now)
+
+	case "$BUILD$FT_REPO" in
+	*[[:space:],]*) ftvm_log "paths with spaces or commas are not supported: $BUILD"; return 1 ;;
+	esac
+	[ -r "/boot/vmlinuz-$FTVM_KVER" ] || { ftvm_log "no /boot/vmlinuz-$FTVM_KVER"; return 1; }
+	[ -d "/lib/modules/$FTVM_KVER/kernel" ] || { ftvm_log "no /lib/modules/$FTVM_KVER"; return 1; }
+	[ -x "$BUILD/selftests/ftpeer" ] ||
+		{ ftvm_log "no $BUILD/selftests/ftpeer: run 'make -C selftests all'"; return 1; }
+
+	mkdir -p "$FTVM_VM"
+	ftvm_initrd "$FTVM_KVER" "$FTVM_VM/initrd.gz" || return 1
+	ftvm_modroot "$FTVM_KVER" "$FTVM_VM/modroot" || return 1
+	# Fresh artefacts and logs for every run.
+	rm -rf "$FTVM_OUT" "$FTVM_VM"/node-*
+	mkdir -p "$FTVM_OUT"
+	{
+		printf 'export FT_REPO=%q FT_KVER=%q FT_OUT=%q FT_BUILD=%q\n' \
+			"$FT_REPO" "$FTVM_KVER" "$FTVM_OUT" "$BUILD"
+		printf 'export FT_MODROOT=%q FT_FTPEER=%q\n' \
+			"$FTVM_VM/modroot" "$BUILD/selftests/ftpeer"
+		printf 'export T=%q\n' "${T:-}"
+		printf 'FT_A_CMD=%q\n' "$2"
+	} >"$FTVM_VM/run.env"
+
+	# Unix socket paths are limited to 108 bytes: keep them short.
+	FTVM_RUN=$(mktemp -d "${TMPDIR:-/tmp}/ftvm.XXXXXX")
+	t_qemu=$(_ftvm_now)
+	_ftvm_qemu a
+	# A listens on both sockets; B connects.  Wait for the sockets rather
+	# than for a fixed time.
+	local end=$((SECONDS + 20))
+	until [ -S "$FTVM_RUN/data.sock" ] && [ -S "$FTVM_RUN/ctl.sock" ]; do
+		if ! _ftvm_alive "$FTVM_PID_a" || [ $SECONDS -ge $end ]; then
+			FTVM_WHY="node a: QEMU did not start ($(tail -n 3 "$FTVM_VM/node-a.qemu.log"))"
+			ftvm_cleanup
+			return 1
+		fi
+		sleep 0.05
+	done
+	_ftvm_qemu b
+	if [ "${FTVM_STREAM:-0}" = 1 ]; then
+		tail -n +1 -s 0.2 -F --pid="$FTVM_PID_a" "$FTVM_VM/node-a.console" 2>/dev/null |
+			tr -d '\r' | sed -u "s/^/${FTVM_PREFIX:-}/" >&2 &
+		FTVM_PIDS+=" $!"
+	fi
+
+	deadline=$((SECONDS + FT_VM_TIMEOUT))
+	boot_deadline=$((SECONDS + FT_VM_BOOT_TIMEOUT))
+	while _ftvm_alive "$FTVM_PID_a"; do
+		now=$(_ftvm_now)
+		if [ -z "$a_up" ] && grep -qs 'ft-vm: node a: \[[0-9.]*\] up' "$FTVM_VM/node-a.console"; then
+			a_up=$(_ftvm_secs "$t_qemu" "$now")
+		fi
+		if [ -z "$b_up" ] && grep -qs 'ft-vm: node b: \[[0-9.]*\] up' "$FTVM_VM/node-b.console"; then
+			b_up=$(_ftvm_secs "$t_qemu" "$now")
+		fi
+		if [ -z "$ready" ] && grep -qs 'ft-vm: node a: \[[0-9.]*\] running' "$FTVM_VM/node-a.console"; then
+			ready=$(_ftvm_secs "$t_qemu" "$now")
+		fi
+		if [ -z "$ready" ] && [ $SECONDS -ge "$boot_deadline" ]; then
+			FTVM_WHY+="nodes not ready after ${FT_VM_BOOT_TIMEOUT}s; "
+			break
+		fi
+		if [ $SECONDS -ge "$deadline" ]; then
+			FTVM_WHY+="timed out after ${FT_VM_TIMEOUT}s; "
+			break
+		fi
+		sleep 0.2
+	done
+	# A asked B to shut down before powering off; give B a moment to do so.
+	end=$((SECONDS + 30))
+	while _ftvm_alive "$FTVM_PID_b" && [ $SECONDS -lt $end ]; do
+		sleep 0.2
+	done
+	_ftvm_alive "$FTVM_PID_b" && [ -z "$FTVM_WHY" ] && FTVM_WHY+="node b did not power off; "
+	ftvm_cleanup
+	FTVM_BOOT_A=$a_up FTVM_BOOT_B=$b_up FTVM_READY=$ready
+
+	for f in a b; do
+		grep -qs "ft-vm: node $f: \\[[0-9.]*\\] up" "$FTVM_VM/node-$f.console" ||
+			FTVM_WHY+="node $f did not boot (see node-$f.console, node-$f.qemu.log); "
+		grep -h 'FATAL' "$FTVM_VM/node-$f.console" 2>/dev/null | tr -d '\r' >&2
+	done
+	FTVM_STATUS=$(cat "$FTVM_OUT/node-a.status" 2>/dev/null)
+	case $FTVM_STATUS in
+	0) ;;
+	"") FTVM_WHY+="node a reported no status; " ;;
+	*) FTVM_WHY+="node a: '$2' exited with $FTVM_STATUS; " ;;
+	esac
+	# Kernel-side trouble fails the run even when every test passed.
+	if ! "$FTVM_DIR/scan-logs.sh" "$FTVM_VM"/node-{a,b}.console "$FTVM_OUT"/node-{a,b}.dmesg \
+		>"$FTVM_VM/kernel-issues.txt"; then
+		FTVM_WHY+="kernel reported problems (kernel-issues.txt); "
+	fi
+	FTVM_WALL=$(_ftvm_secs "$t0" "$(_ftvm_now)")
+	[ -n "$FTVM_WHY" ] || FTVM_RESULT=PASS
+	[ "$FTVM_RESULT" = PASS ]
+}

@@ -1,0 +1,159 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Run the fabtrace selftests in two QEMU nodes (A, B) for each given kernel.
+#
+#   vm-test.sh [-j] [-q] KVER [KVER...]
+#   vm-test.sh --self-test [-j] [-q] KVER [KVER...]
+#
+#   -j           run the kernels at the same time (see README: on a 2-core
+#                host this is slower per kernel; it is offered, not default)
+#   -q           do not copy node A's console to the terminal while it runs
+#   --self-test  prove the harness itself: run tests that pass, fail, skip
+#                and inject a kernel WARNING, and check the run reports each
+#                (exit 0 when the harness behaved)
+#
+# Environment: T="test ..." runs a subset; BUILD (default <repo>/build);
+# FT_VM_SMP, FT_VM_MEM, FT_VM_TIMEOUT, FT_VM_BOOT_TIMEOUT (see nodes.sh).
+# Exit status: 0 when every kernel passed (tests, boot, clean kernel logs).
+set -euo pipefail
+
+. "$(dirname "$(readlink -f "$0")")/nodes.sh"
+
+parallel=0 stream=1 selftest=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	-j) parallel=1 ;;
+	-q) stream=0 ;;
+	--self-test) selftest=1 ;;
+	-h | --help) sed -n '3,19s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-*) echo "vm-test.sh: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+	shift
+done
+[ $# -gt 0 ] || { sed -n '3,19s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+
+if [ "$selftest" = 1 ]; then
+	T=$(printf '%s ' "$FTVM_DIR"/selftest/*.sh)
+fi
+export T=${T:-}
+
+# The C helpers (ftpeer) must be current; cheap when they are.
+make -s -C "$FT_REPO/selftests" BUILD="$BUILD" all
+
+# After a self-test run: did the harness notice everything it should have?
+check_selftest() {
+	local tap=$FTVM_OUT/results.tap ok=1
+
+	expect() {
+		local desc=$1
+
+		shift
+		if "$@" >/dev/null 2>&1; then
+			echo "  ok:   $desc"
+		else
+			echo "  FAIL: $desc"
+			ok=0
+		fi
+	}
+	echo "harness self-test ($FTVM_KVER):"
+	expect "the run as a whole failed" test "$FTVM_RESULT" = FAIL
+	expect "the failing test failed the runner" test "$FTVM_STATUS" = 1
+	expect "the failing test is 'not ok'" grep -E '^not ok [0-9]+ .*t_fail\.sh # exit=1$' "$tap"
+	expect "the skipping test is a skip with its reason" \
+		grep -E '^ok [0-9]+ .*t_skip\.sh # SKIP needs a flux capacitor$' "$tap"
+	expect "a skip without a reason fails" \
+		grep -E '^not ok [0-9]+ .*t_skip_silent\.sh # skipped without saying why$' "$tap"
+	expect "passing tests pass (peer, both links)" grep -E '^ok [0-9]+ .*t_pass\.sh$' "$tap"
+	expect "the injected WARNING was caught" \
+		grep -F 'WARNING: CPU: 0 PID: 1 at fake' "$FTVM_VM/kernel-issues.txt"
+	expect "test output saying WARNING was not" \
+		bash -c "! grep -F 'not a kernel warning' '$FTVM_VM/kernel-issues.txt'"
+	expect "both nodes booted" test -n "$FTVM_BOOT_A" -a -n "$FTVM_BOOT_B"
+	[ "$ok" = 1 ]
+}
+
+# One kernel, in a subshell so its cleanup trap is its own.  Writes the
+# summary line's fields to $BUILD/vm/KVER/summary.
+run_kernel() {
+	local kver=$1 tap rc=0
+
+	FTVM_KVER=$kver
+	trap ftvm_cleanup EXIT
+	trap 'FTVM_WHY+="interrupted; "; exit 130' TERM
+	# shellcheck disable=SC2034 # read by ftvm_run
+	FTVM_STREAM=$stream FTVM_PREFIX=''
+	# shellcheck disable=SC2034
+	[ "$parallel" = 0 ] || FTVM_PREFIX="[${kver%%-*}] "
+	mkdir -p "$BUILD/vm/$kver"
+	rm -f "$BUILD/vm/$kver/summary"
+	ftvm_run "$kver" "$FT_REPO/selftests/run_tests.sh" || rc=1
+	tap=$FTVM_OUT/results.tap
+	if [ -s "$FTVM_VM/kernel-issues.txt" ]; then
+		echo "vm-test: $kver: kernel log problems:" >&2
+		sed 's/^/    /' "$FTVM_VM/kernel-issues.txt" >&2
+	fi
+	{
+		echo "result=$FTVM_RESULT"
+		# Top-level TAP results only; a test's own are indented as "# ".
+		awk '/^ok [0-9]+ .* # SKIP/ { s++; next } /^ok [0-9]+ / { p++ }
+		     /^not ok [0-9]+ / { f++ }
+		     END { printf "pass=%d skip=%d fail=%d\n", p, s, f }' "$tap" 2>/dev/null ||
+			echo "pass=0 skip=0 fail=0"
+		echo "wall=$FTVM_WALL boot_a=$FTVM_BOOT_A boot_b=$FTVM_BOOT_B ready=$FTVM_READY"
+		printf 'why=%q\n' "${FTVM_WHY%; }"
+	} >"$FTVM_VM/summary"
+	if [ "$selftest" = 1 ]; then
+		check_selftest >>"$FTVM_VM/summary.selftest" 2>&1 && rc=0 || rc=1
+	fi
+	return $rc
+}
+
+kids=()
+stop() {
+	trap - INT TERM
+	echo "vm-test: interrupted, stopping" >&2
+	[ ${#kids[@]} -eq 0 ] || kill -TERM "${kids[@]}" 2>/dev/null
+	wait
+	exit 130
+}
+trap stop INT TERM
+
+start=$SECONDS
+for k in "$@"; do
+	rm -f "$BUILD/vm/$k/summary.selftest"
+	if [ "$parallel" = 1 ]; then
+		(run_kernel "$k") &
+		kids+=($!)
+	else
+		echo "vm-test: ==== $k ====" >&2
+		(run_kernel "$k") &
+		kids=($!)
+		wait "${kids[0]}" || true
+	fi
+done
+wait || true
+
+rc=0
+echo
+echo "==== fabtrace vm-test summary (${#} kernel(s), $((SECONDS - start))s, smp=$FT_VM_SMP mem=${FT_VM_MEM}M$([ "$parallel" = 1 ] && echo ", parallel")) ===="
+printf '%-24s %-6s %5s %5s %5s %8s %8s %8s %8s\n' kernel result pass fail skip wall "boot A" "boot B" "runner"
+for k in "$@"; do
+	result=FAIL pass=0 fail=0 skip=0 wall='?' boot_a='' boot_b='' ready=''
+	why="no summary (crashed?)"
+	# shellcheck source=/dev/null
+	[ -f "$BUILD/vm/$k/summary" ] && . "$BUILD/vm/$k/summary"
+	printf '%-24s %-6s %5s %5s %5s %7ss %7ss %7ss %7ss\n' "$k" "$result" \
+		"$pass" "$fail" "$skip" "$wall" "${boot_a:--}" "${boot_b:--}" "${ready:--}"
+	[ -z "$why" ] || echo "    why: $why"
+	if [ "$selftest" = 1 ]; then
+		cat "$BUILD/vm/$k/summary.selftest" 2>/dev/null || echo "  no self-test result"
+		grep -q FAIL "$BUILD/vm/$k/summary.selftest" 2>/dev/null && rc=1
+		[ -f "$BUILD/vm/$k/summary.selftest" ] || rc=1
+	elif [ "$result" != PASS ]; then
+		rc=1
+	fi
+done
+echo "boot = QEMU start to node up; runner = QEMU start to run_tests.sh on A"
+echo "logs: $BUILD/vm/<kernel>/ node-{a,b}.console kernel-issues.txt out/results.tap out/logs/ out/node-{a,b}.dmesg"
+exit $rc
