@@ -81,7 +81,7 @@ DEB_PKGS := build-essential kmod cpio xz-utils linux-image-amd64 \
 	rdma-core ibverbs-utils perftest rdmacm-utils iproute2 libmnl-dev \
 	libnl-3-dev libnl-genl-3-dev libibverbs-dev librdmacm-dev libjson-c-dev \
 	tcpdump tshark sparse python3 python3-yaml python3-jsonschema yamllint \
-	codespell valgrind
+	codespell valgrind clang libclang-rt-14-dev
 deps:
 	@missing=$$(dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' \
 		$(DEB_PKGS) 'linux-image-6.12.*+deb12-amd64' \
@@ -164,6 +164,8 @@ $(BUILD)/tools/.stamp:
 		--strip-components=1 --wildcards \
 		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
 		'*/scripts/const_structs.checkpatch' '*/tools/net/ynl/*' \
+		'*/tools/testing/selftests/kselftest_harness.h' \
+		'*/tools/testing/selftests/kselftest.h' \
 		'*/Documentation/netlink/*.yaml' '*/MAINTAINERS'
 	@touch $@
 

@@ -67,7 +67,9 @@ struct list_head {
 #define rcu_dereference(p) READ_ONCE(p)
 #define rcu_access_pointer(p) READ_ONCE(p)
 #define rcu_assign_pointer(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+#ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
 #define BUILD_BUG_ON(c) _Static_assert(!(c), #c)
 
 #endif /* __KERNEL__ */

@@ -73,7 +73,7 @@ enum ft_parse_err {
 enum ft_parse_err ft_parse(const u8 *ip, u32 avail, u32 len,
 			   struct ft_pkt *pkt);
 
-/* 24-bit PSN arithmetic: signed distance from b to a, in (-2^23, 2^23]. */
+/* 24-bit PSN arithmetic: signed distance from b to a, in [-2^23, 2^23). */
 static inline s32 ft_psn_diff(u32 a, u32 b)
 {
 	return (s32)((a - b) << 8) >> 8;

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0
+/* libFuzzer target: the module's parse and account steps on arbitrary bytes. */
+
+#include <stdlib.h>
+
+#include "../../kmod/acct.h"
+#include "../../kmod/roce.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct ft_qp qp = { .type = 2 };
+	struct ft_pkt p;
+	uint32_t avail = size < FT_HDR_MAX ? size : FT_HDR_MAX;
+
+	if (size > 65535)
+		return 0;
+	if (ft_parse(data, avail, size, &p) != FT_PARSE_OK)
+		return 0;
+	/* What the kernel relies on, for every input the parser accepts */
+	if (p.cls >= FT_CLS_MAX || p.nak >= FT_NAK_MAX || p.payload > size ||
+	    p.qpn > 0xffffff || p.psn > 0xffffff)
+		abort();
+	if ((p.flags & FT_PKT_CE) && !(p.flags & FT_PKT_ECT))
+		abort();
+	ft_acct_tx(&qp, &p);
+	ft_acct_rx(&qp, &p);
+	if (ft_dir_packets(&qp.dir_tx) != ft_dir_packets(&qp.dir_rx))
+		abort();
+	return 0;
+}

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Host unit tests of the module's pure code: RoCEv2 parsing, PSNs, accounting. */
+
+#include <stdlib.h>
+
+#include "kselftest_harness.h"
+
+#include "../../kmod/acct.h"
+#include "../../kmod/roce.h"
+#include "../../kmod/table.h"
+#include "pkt.h"
+
+static enum ft_parse_err parse(const struct tpkt *t, struct ft_pkt *p)
+{
+	static uint8_t buf[9000];
+	unsigned int len = tpkt_build(buf, t);
+
+	return ft_parse(buf, len < FT_HDR_MAX ? len : FT_HDR_MAX, len, p);
+}
+
+TEST(rc_opcodes_classes_and_payload)
+{
+	static const struct {
+		uint8_t op, cls, flags;
+	} want[] = {
+		{ 0x00, FT_CLS_SEND, FT_PKT_REQ }, { 0x04, FT_CLS_SEND, FT_PKT_REQ },
+		{ 0x05, FT_CLS_SEND, FT_PKT_REQ }, { 0x17, FT_CLS_SEND, FT_PKT_REQ },
+		{ 0x06, FT_CLS_WRITE, FT_PKT_REQ }, { 0x0b, FT_CLS_WRITE, FT_PKT_REQ },
+		{ 0x0c, FT_CLS_READ_REQ, FT_PKT_REQ },
+		{ 0x0d, FT_CLS_READ_RESP, FT_PKT_RESP },
+		{ 0x0e, FT_CLS_READ_RESP, FT_PKT_RESP },
+		{ 0x10, FT_CLS_READ_RESP, FT_PKT_RESP },
+		{ 0x11, FT_CLS_ACK, 0 }, { 0x12, FT_CLS_ATOMIC, FT_PKT_RESP },
+		{ 0x13, FT_CLS_ATOMIC, FT_PKT_REQ }, { 0x14, FT_CLS_ATOMIC, FT_PKT_REQ },
+		{ 0x1c, FT_CLS_OTHER, FT_PKT_REQ }, { 0x1d, FT_CLS_ATOMIC, FT_PKT_REQ },
+		{ 0x24, FT_CLS_SEND, FT_PKT_REQ }, { 0x2a, FT_CLS_WRITE, FT_PKT_REQ },
+		{ 0x64, FT_CLS_SEND, FT_PKT_REQ }, { 0x65, FT_CLS_SEND, FT_PKT_REQ },
+		{ 0xa4, FT_CLS_SEND, FT_PKT_REQ }, { 0xb1, FT_CLS_ACK, 0 },
+		{ 0x81, FT_CLS_CNP, 0 },
+		{ 0x15, FT_CLS_OTHER, 0 }, { 0x4c, FT_CLS_OTHER, 0 },
+		{ 0xff, FT_CLS_OTHER, 0 },
+	};
+	struct ft_pkt p;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		struct tpkt t = { .opcode = want[i].op, .qpn = 0x123456,
+				  .psn = 0xabcdef, .payload = 1000 + i, .pad = i % 4 };
+		int valid = want[i].op != 0x15 && want[i].op != 0x4c &&
+			    want[i].op != 0xff;
+
+		ASSERT_EQ(FT_PARSE_OK, parse(&t, &p)) TH_LOG("opcode %#x", want[i].op);
+		EXPECT_EQ(want[i].cls, p.cls) TH_LOG("opcode %#x", want[i].op);
+		EXPECT_EQ(want[i].flags, p.flags & (FT_PKT_REQ | FT_PKT_RESP));
+		EXPECT_EQ(0x123456, p.qpn);
+		EXPECT_EQ(0xabcdef, p.psn);
+		EXPECT_EQ(want[i].op, p.opcode);
+		/* unknown opcodes: no payload is claimed for them */
+		EXPECT_EQ(valid ? 1000 + i : 0, p.payload) TH_LOG("opcode %#x", want[i].op);
+	}
+}
+
+TEST(aeth_syndromes)
+{
+	static const struct {
+		uint8_t syn, cls, nak;
+	} want[] = {
+		{ 0x00, FT_CLS_ACK, 0 }, { 0x1f, FT_CLS_ACK, 0 },
+		{ 0x20, FT_CLS_NAK, FT_NAK_RNR }, { 0x3f, FT_CLS_NAK, FT_NAK_RNR },
+		{ 0x60, FT_CLS_NAK, FT_NAK_PSN_SEQ },
+		{ 0x61, FT_CLS_NAK, FT_NAK_INV_REQ },
+		{ 0x62, FT_CLS_NAK, FT_NAK_REM_ACCESS },
+		{ 0x63, FT_CLS_NAK, FT_NAK_REM_OP },
+		{ 0x64, FT_CLS_NAK, FT_NAK_OTHER },
+		{ 0x40, FT_CLS_NAK, FT_NAK_OTHER },
+	};
+	struct ft_pkt p;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		struct tpkt t = { .opcode = 0x11, .syndrome = want[i].syn };
+
+		ASSERT_EQ(FT_PARSE_OK, parse(&t, &p));
+		EXPECT_EQ(want[i].cls, p.cls) TH_LOG("syndrome %#x", want[i].syn);
+		if (want[i].cls == FT_CLS_NAK)
+			EXPECT_EQ(want[i].nak, p.nak) TH_LOG("syndrome %#x", want[i].syn);
+		EXPECT_EQ(0, p.payload);
+	}
+	/* a read response's AETH never makes it a NAK */
+	{
+		struct tpkt t = { .opcode = 0x10, .syndrome = 0x60, .payload = 64 };
+
+		ASSERT_EQ(FT_PARSE_OK, parse(&t, &p));
+		EXPECT_EQ(FT_CLS_READ_RESP, p.cls);
+	}
+}
+
+TEST(ecn_ipv4_ipv6)
+{
+	struct ft_pkt p;
+	int v6, ecn;
+
+	for (v6 = 0; v6 < 2; v6++) {
+		for (ecn = 0; ecn < 4; ecn++) {
+			struct tpkt t = { .opcode = 0x0a, .payload = 64,
+					  .tos = 26 << 2 | ecn, .ipv6 = v6 };
+
+			ASSERT_EQ(FT_PARSE_OK, parse(&t, &p));
+			EXPECT_EQ(26 << 2 | ecn, p.tclass);
+			EXPECT_EQ(!!ecn, !!(p.flags & FT_PKT_ECT));
+			EXPECT_EQ(ecn == 3, !!(p.flags & FT_PKT_CE));
+			EXPECT_EQ(v6, !!(p.flags & FT_PKT_IPV6));
+		}
+	}
+}
+
+TEST(malformed)
+{
+	uint8_t buf[256];
+	struct tpkt t = { .opcode = 0x0a, .payload = 32 };
+	struct ft_pkt p;
+	unsigned int len = tpkt_build(buf, &t), i;
+
+	/* every truncation of the headers is caught */
+	for (i = 0; i < 20 + 8 + 12; i++)
+		EXPECT_EQ(FT_PARSE_SHORT, ft_parse(buf, i, i, &p)) TH_LOG("len %u", i);
+	/* the UDP length may not run past the packet */
+	EXPECT_EQ(FT_PARSE_SHORT, ft_parse(buf, len - 1, len - 1, &p));
+	buf[9] = 6;			/* TCP */
+	EXPECT_EQ(FT_PARSE_NOT_IP, ft_parse(buf, len, len, &p));
+	buf[9] = 17;
+	buf[0] = 0x55;			/* IP version 5 */
+	EXPECT_EQ(FT_PARSE_NOT_IP, ft_parse(buf, len, len, &p));
+	buf[0] = 0x44;			/* IHL below 5 */
+	EXPECT_EQ(FT_PARSE_SHORT, ft_parse(buf, len, len, &p));
+	buf[0] = 0x45;
+	buf[23] = 0x99;			/* UDP port 4761 */
+	EXPECT_EQ(FT_PARSE_NOT_ROCE, ft_parse(buf, len, len, &p));
+	buf[23] = 4791 & 0xff;
+	/* a UDP length too small for the opcode's headers */
+	buf[24] = 0;
+	buf[25] = 8 + 12 + 16 + 4 - 1;
+	EXPECT_EQ(FT_PARSE_BAD_LEN, ft_parse(buf, len, len, &p));
+	buf[25] = 8 + 12 + 16 + 4;
+	EXPECT_EQ(FT_PARSE_OK, ft_parse(buf, len, len, &p));
+	EXPECT_EQ(0, p.payload);
+	/* more bytes available than the packet has is a caller bug */
+	EXPECT_EQ(FT_PARSE_SHORT, ft_parse(buf, len + 1, len, &p));
+}
+
+TEST(psn_arithmetic)
+{
+	EXPECT_EQ(1, ft_psn_diff(0, 0xffffff));
+	EXPECT_EQ(-1, ft_psn_diff(0xffffff, 0));
+	EXPECT_EQ(0, ft_psn_diff(0x123456, 0x123456));
+	EXPECT_EQ(0x7fffff, ft_psn_diff(0x7fffff, 0));
+	EXPECT_EQ(-0x800000, ft_psn_diff(0x800000, 0));
+	EXPECT_EQ(0, ft_psn_add(0xffffff, 1));
+	EXPECT_EQ(0xfffffe, ft_psn_add(0xffffff, 0xffffff));
+	/* only the low 24 bits of a PSN count */
+	EXPECT_EQ(1, ft_psn_diff(0x1000000, 0xffffff));
+}
+
+static struct ft_qp *new_qp(void)
+{
+	struct ft_qp *qp = calloc(1, sizeof(*qp));
+
+	qp->type = 2;	/* RC */
+	return qp;
+}
+
+static unsigned int tx(struct ft_qp *qp, uint8_t op, uint32_t psn,
+		       uint8_t syn, uint32_t payload)
+{
+	struct tpkt t = { .opcode = op, .psn = psn, .syndrome = syn,
+			  .payload = payload };
+	struct ft_pkt p;
+
+	if (parse(&t, &p) != FT_PARSE_OK)
+		abort();
+	return ft_acct_tx(qp, &p);
+}
+
+static unsigned int rx(struct ft_qp *qp, uint8_t op, uint32_t psn,
+		       uint8_t syn, uint8_t tos)
+{
+	struct tpkt t = { .opcode = op, .psn = psn, .syndrome = syn, .tos = tos };
+	struct ft_pkt p;
+
+	if (parse(&t, &p) != FT_PARSE_OK)
+		abort();
+	return ft_acct_rx(qp, &p);
+}
+
+TEST(retransmits_across_the_psn_wrap)
+{
+	struct ft_qp *qp = new_qp();
+	uint32_t psns[] = { 0xfffffe, 0xffffff, 0, 1 };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(psns); i++)
+		EXPECT_EQ(0, tx(qp, 0x0a, psns[i], 0, 100));
+	EXPECT_EQ(FT_EV_RETRANS, tx(qp, 0x0a, 0xffffff, 0, 100));
+	EXPECT_EQ(FT_EV_RETRANS, tx(qp, 0x0a, 1, 0, 100));
+	EXPECT_EQ(0, tx(qp, 0x0a, 2, 0, 100));
+	EXPECT_EQ(2, atomic64_read(&qp->cong.retrans));
+	EXPECT_EQ(7, atomic64_read(&qp->dir_tx.cls[FT_CLS_WRITE]));
+	EXPECT_EQ(700, atomic64_read(&qp->dir_tx.bytes));
+	/* ACKs repeat PSNs by design and are no retransmissions */
+	EXPECT_EQ(0, tx(qp, 0x11, 1, 0, 0));
+	EXPECT_EQ(0, tx(qp, 0x11, 1, 0, 0));
+	/* read responses are tracked apart from requests */
+	EXPECT_EQ(0, tx(qp, 0x10, 50, 0, 64));
+	EXPECT_EQ(FT_EV_RETRANS, tx(qp, 0x10, 50, 0, 64));
+	EXPECT_EQ(3, atomic64_read(&qp->cong.retrans));
+	free(qp);
+}
+
+TEST(unreliable_qps_never_retransmit)
+{
+	struct ft_qp *qp = new_qp();
+
+	qp->type = 4;	/* UD */
+	EXPECT_EQ(0, tx(qp, 0x64, 5, 0, 10));
+	EXPECT_EQ(0, tx(qp, 0x64, 5, 0, 10));
+	EXPECT_EQ(0, atomic64_read(&qp->cong.retrans));
+	free(qp);
+}
+
+TEST(duplicates_out_of_sequence_and_nak_resync)
+{
+	struct ft_qp *qp = new_qp();
+
+	rx(qp, 0x0a, 5, 0, 0);			/* first: accepted, expect 6 */
+	rx(qp, 0x0a, 6, 0, 0);
+	rx(qp, 0x0a, 8, 0, 0);			/* 7 lost: out of sequence */
+	EXPECT_EQ(1, atomic64_read(&qp->cong.rx_oos));
+	rx(qp, 0x0a, 6, 0, 0);			/* duplicate */
+	EXPECT_EQ(1, atomic64_read(&qp->cong.rx_dup));
+	/* the responder NAKs naming 7: that is the next in-order PSN */
+	EXPECT_EQ(FT_EV_NAK, tx(qp, 0x11, 7, 0x60, 0));
+	EXPECT_EQ(1, atomic64_read(&qp->cong.nak[FT_TX][FT_NAK_PSN_SEQ]));
+	rx(qp, 0x0a, 7, 0, 0);
+	rx(qp, 0x0a, 8, 0, 0);
+	EXPECT_EQ(1, atomic64_read(&qp->cong.rx_oos));
+	EXPECT_EQ(1, atomic64_read(&qp->cong.rx_dup));
+	/* an RNR NAK names the request that will come again */
+	EXPECT_EQ(FT_EV_NAK, tx(qp, 0x11, 8, 0x21, 0));
+	rx(qp, 0x0a, 8, 0, 0);
+	EXPECT_EQ(1, atomic64_read(&qp->cong.rx_dup));
+	EXPECT_EQ(1, atomic64_read(&qp->cong.nak[FT_TX][FT_NAK_RNR]));
+	/* after a read request any later PSN is in order once */
+	rx(qp, 0x0c, 9, 0, 0);
+	rx(qp, 0x0a, 14, 0, 0);
+	rx(qp, 0x0a, 16, 0, 0);
+	EXPECT_EQ(2, atomic64_read(&qp->cong.rx_oos));
+	free(qp);
+}
+
+TEST(congestion_signals_received)
+{
+	struct ft_qp *qp = new_qp();
+
+	EXPECT_EQ(0, rx(qp, 0x0a, 1, 0, 2));		/* ECT(0) */
+	EXPECT_EQ(FT_EV_CE, rx(qp, 0x0a, 2, 0, 3));	/* CE */
+	EXPECT_EQ(FT_EV_CNP, rx(qp, 0x81, 0, 0, 0));
+	EXPECT_EQ(FT_EV_NAK, rx(qp, 0x11, 3, 0x62, 0));
+	EXPECT_EQ(2, atomic64_read(&qp->cong.rx_ect));
+	EXPECT_EQ(1, atomic64_read(&qp->cong.rx_ce));
+	EXPECT_EQ(1, atomic64_read(&qp->dir_rx.cls[FT_CLS_CNP]));
+	EXPECT_EQ(1, atomic64_read(&qp->cong.nak[FT_RX][FT_NAK_REM_ACCESS]));
+	EXPECT_EQ(4, ft_dir_packets(&qp->dir_rx));
+	free(qp);
+}
+
+TEST(outstanding_requests)
+{
+	struct ft_qp *qp = new_qp();
+
+	EXPECT_FALSE(ft_acct_outstanding(qp));
+	tx(qp, 0x0a, 100, 0, 10);
+	EXPECT_TRUE(ft_acct_outstanding(qp));
+	rx(qp, 0x11, 99, 0, 0);
+	EXPECT_TRUE(ft_acct_outstanding(qp));
+	rx(qp, 0x11, 100, 0, 0);
+	EXPECT_FALSE(ft_acct_outstanding(qp));
+	tx(qp, 0x0a, 101, 0, 10);
+	rx(qp, 0x11, 101, 0x60, 0);	/* NAK naming 101: 100 acknowledged */
+	EXPECT_TRUE(ft_acct_outstanding(qp));
+	free(qp);
+}
+
+TEST(qp_index_and_device_map)
+{
+	static struct ft_qpidx idx;
+	static struct ft_leaf leaf;
+	struct ft_devmap_slot slots[FT_DEVMAP_SIZE] = {};
+	struct ft_devmap map = { .slots = slots };
+	struct ft_qp qp = {};
+	int key1, key2;
+
+	EXPECT_EQ(NULL, ft_qpidx_find(&idx, 0x345));
+	idx.root[0x345 >> FT_LEAF_BITS] = &leaf;
+	leaf.slot[0x345 & (FT_LEAF_SIZE - 1)] = &qp;
+	EXPECT_EQ(&qp, ft_qpidx_find(&idx, 0x345));
+	EXPECT_EQ(NULL, ft_qpidx_find(&idx, 0x346));
+	/* numbers above 24 bits never reach past the root */
+	EXPECT_EQ(&qp, ft_qpidx_find(&idx, 0x1000345));
+
+	slots[ft_devmap_hash(&key1)].key = &key1;
+	slots[ft_devmap_hash(&key1)].dev = (struct ft_dev *)&key1;
+	EXPECT_EQ((struct ft_dev *)&key1, ft_devmap_find(&map, &key1));
+	EXPECT_EQ(NULL, ft_devmap_find(&map, &key2));
+}
+
+TEST_HARNESS_MAIN
