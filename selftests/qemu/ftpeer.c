@@ -23,7 +23,8 @@
  * When the client goes away (killed, ^C, connection lost) the agent sends
  * SIGTERM to everything the command started and SIGKILL after a grace period,
  * so `peer ib_write_bw ... &` followed by `kill $!` stops the server on B
- * and leaves nothing behind.  SIGTERM/SIGINT/SIGHUP sent to the client are
+ * and leaves nothing behind (the client also takes its parent's death as a
+ * SIGTERM, for when $! is the subshell running it).  SIGTERM/SIGINT/SIGHUP sent to the client are
  * forwarded to the remote command first, so a remote tcpdump can still
  * flush its capture file.  When the command exits, anything it left behind
  * (background jobs, even daemons that called setsid()) is killed too: the
@@ -622,6 +623,7 @@ static int connect_to(const char *host, int port, int wait_s)
 static int client(const char *host, int port, int wait_s, uint32_t timeout_s,
 		  int shutdown_req, int argc, char **argv)
 {
+	pid_t parent = getppid();
 	int64_t give_up = -1;
 	size_t clen = 0, off;
 	char cwd[PATH_MAX], *req;
@@ -636,6 +638,13 @@ static int client(const char *host, int port, int wait_s, uint32_t timeout_s,
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * `peer cmd &` in a test forks a subshell that runs us, so `kill $!`
+	 * hits that shell, not us: treat its death like a SIGTERM to us.
+	 */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		raise(SIGTERM);
 
 	fd = connect_to(host, port, wait_s);
 	if (fd < 0)
