@@ -63,7 +63,7 @@ case $FT_ROLE in a | b) ;; *) fatal "ft.role= must be a or b" ;; esac
 hostname "node-$FT_ROLE"
 say "init started"
 # run.env, written by the host (nodes.sh): FT_REPO FT_KVER FT_OUT FT_BUILD
-# FT_MODROOT FT_A_CMD T ...
+# FT_MODROOT FT_FTPEER FT_CLI FT_A_CMD T
 # shellcheck source=/dev/null
 . "${env_file:?no ft.env= on the kernel command line}" || fatal "cannot read $env_file"
 
@@ -131,10 +131,10 @@ if [ -f "$FT_MODROOT/lib/modules/$FT_KVER/extra/fabtrace.ko" ]; then
 else
 	say "note: $FT_BUILD/$FT_KVER/kmod/fabtrace.ko is not built yet; tests that need the module will skip"
 fi
-if [ -x "$FT_REPO/user/fabtrace" ]; then
-	install -m 0755 "$FT_REPO/user/fabtrace" /usr/local/sbin/fabtrace
+if [ -x "$FT_CLI" ]; then
+	install -m 0755 "$FT_CLI" /usr/local/sbin/fabtrace
 else
-	say "note: $FT_REPO/user/fabtrace is not built yet; tests that need the CLI will skip"
+	say "note: $FT_CLI is not built yet; tests that need the CLI will skip"
 fi
 # The host may lack iputils-ping (it is not in `make deps`); busybox's will do.
 command -v ping >/dev/null || ln -s /bin/busybox /usr/local/bin/ping

@@ -33,6 +33,9 @@ FT_VM_TIMEOUT=${FT_VM_TIMEOUT:-1800}
 # Seconds from QEMU start until a node reports "up".
 FT_VM_BOOT_TIMEOUT=${FT_VM_BOOT_TIMEOUT:-120}
 
+# The CLI the nodes get as /usr/local/sbin/fabtrace.
+FT_CLI=${FT_CLI:-$FT_REPO/user/fabtrace}
+
 # Modules stage 1 needs to mount the root (dependencies resolved below).
 FTVM_INITRD_MODS="virtio_pci 9pnet_virtio 9p overlay"
 
@@ -172,7 +175,7 @@ _ftvm_alive() {
 #   FTVM_WALL       seconds for the whole run, initramfs build included
 #   FTVM_VM         $BUILD/vm/KVER: consoles; $FTVM_OUT artefacts
 # FTVM_STREAM=1 copies node A's console to stderr as it runs (prefixed
-# with FTVM_PREFIX).
+# with FTVM_PREFIX, without lines matching the ERE FTVM_STREAM_FILTER).
 ftvm_run() {
 	local t0 t_qemu deadline boot_deadline now f a_up='' b_up='' ready=''
 
@@ -200,8 +203,8 @@ ftvm_run() {
 	{
 		printf 'export FT_REPO=%q FT_KVER=%q FT_OUT=%q FT_BUILD=%q\n' \
 			"$FT_REPO" "$FTVM_KVER" "$FTVM_OUT" "$BUILD"
-		printf 'export FT_MODROOT=%q FT_FTPEER=%q\n' \
-			"$FTVM_VM/modroot" "$BUILD/selftests/ftpeer"
+		printf 'export FT_MODROOT=%q FT_FTPEER=%q FT_CLI=%q\n' \
+			"$FTVM_VM/modroot" "$BUILD/selftests/ftpeer" "$FT_CLI"
 		printf 'export T=%q\n' "${T:-}"
 		printf 'FT_A_CMD=%q\n' "$2"
 	} >"$FTVM_VM/run.env"
@@ -224,7 +227,8 @@ ftvm_run() {
 	_ftvm_qemu b
 	if [ "${FTVM_STREAM:-0}" = 1 ]; then
 		tail -n +1 -s 0.2 -F --pid="$FTVM_PID_a" "$FTVM_VM/node-a.console" 2>/dev/null |
-			tr -d '\r' | sed -u "s/^/${FTVM_PREFIX:-}/" >&2 &
+			tr -d '\r' | grep --line-buffered -Ev -- "${FTVM_STREAM_FILTER:-^$}" |
+			sed -u "s/^/${FTVM_PREFIX:-}/" >&2 &
 		FTVM_PIDS+=" $!"
 	fi
 
