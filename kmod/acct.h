@@ -52,6 +52,9 @@ struct ft_cong {
 #define FT_QP_KERNEL		0x2
 #define FT_QP_DISCOVERED	0x4
 #define FT_QP_CONGESTED		0x8
+/* internal flags, not reported */
+#define FT_QP_PSN		0x10	/* RC or XRC: PSNs are tracked */
+#define FT_QP_UAPI_FLAGS	0x0f
 
 /*
  * One QP.  Its transmit and receive counters are written by different
@@ -97,9 +100,158 @@ struct ft_qp {
 #define FT_EV_NAK	0x04
 #define FT_EV_RETRANS	0x08
 
-unsigned int ft_acct_tx(struct ft_qp *qp, const struct ft_pkt *pkt);
-unsigned int ft_acct_rx(struct ft_qp *qp, const struct ft_pkt *pkt);
 bool ft_acct_outstanding(const struct ft_qp *qp);
+
+/*
+ * After a READ request the responder expects request PSNs to resume past
+ * the read's response packets, whose number depends on the path MTU; until
+ * the next request arrives, any PSN beyond the read counts as in order.
+ */
+#define FT_PSN_LOOSE	0x40000000u
+#define FT_PSN_MASK	0x00ffffffu
+
+/* ib_qp_type values fabtrace tracks PSNs for: RC and XRC target/initiator */
+static inline bool ft_qp_type_has_psn(u8 type)
+{
+	return type == 2 || type == 9 || type == 10;
+}
+
+static inline bool ft_psn_tracked(const struct ft_qp *qp)
+{
+	return qp->flags & FT_QP_PSN;
+}
+
+/*
+ * A transmitted PSN that does not advance past the highest one sent is a
+ * retransmission.  Each tracker has a single writer (the requester, or the
+ * responder), so a plain load and store suffice.
+ */
+static inline bool ft_tx_retrans(u32 *track, u32 psn)
+{
+	u32 cur = READ_ONCE(*track);
+
+	if ((cur & FT_PSN_VALID) && ft_psn_diff(psn, cur & FT_PSN_MASK) <= 0)
+		return true;
+	WRITE_ONCE(*track, psn | FT_PSN_VALID);
+	return false;
+}
+
+/**
+ * ft_acct_tx() - account one transmitted packet of @qp
+ * @qp: the sending QP
+ * @pkt: the parsed packet
+ *
+ * Return: FT_EV_* mask of the congestion signals the packet carries.
+ */
+static __always_inline unsigned int ft_acct_tx(struct ft_qp *qp,
+					       const struct ft_pkt *pkt)
+{
+	struct ft_dir *d = &qp->dir_tx;
+	unsigned int ev = 0;
+
+	atomic64_add(pkt->payload, &d->bytes);
+	atomic64_inc(&d->cls[pkt->cls]);
+
+	if (pkt->flags & FT_PKT_REQ) {
+		if (ft_psn_tracked(qp) && ft_tx_retrans(&qp->tx_req_psn, pkt->psn))
+			ev = FT_EV_RETRANS;
+	} else if (pkt->flags & FT_PKT_RESP) {
+		if (ft_psn_tracked(qp) && ft_tx_retrans(&qp->tx_resp_psn, pkt->psn))
+			ev = FT_EV_RETRANS;
+	} else if (pkt->cls == FT_CLS_NAK) {
+		atomic64_inc(&qp->cong.nak[FT_TX][pkt->nak]);
+		/*
+		 * A sequence NAK names the PSN the responder expects; an RNR
+		 * NAK names the request it could not take, which will come
+		 * again.  Either way that is the next in-order PSN.
+		 */
+		if (pkt->nak == FT_NAK_PSN_SEQ || pkt->nak == FT_NAK_RNR)
+			WRITE_ONCE(qp->rx_req_psn, pkt->psn | FT_PSN_VALID);
+		ev = FT_EV_NAK;
+	} else if (pkt->cls == FT_CLS_CNP) {
+		ev = FT_EV_CNP;
+	}
+
+	if (ev & FT_EV_RETRANS)
+		atomic64_inc(&qp->cong.retrans);
+	return ev;
+}
+
+/* Classify a received request against the PSN the responder expects. */
+static inline void ft_rx_request(struct ft_qp *qp, const struct ft_pkt *pkt)
+{
+	u32 cur = READ_ONCE(qp->rx_req_psn);
+	s32 diff;
+
+	if (!(cur & FT_PSN_VALID)) {
+		diff = 0;
+	} else {
+		diff = ft_psn_diff(pkt->psn, cur & FT_PSN_MASK);
+		if (diff < 0) {
+			atomic64_inc(&qp->cong.rx_dup);
+			return;
+		}
+		if (diff > 0 && !(cur & FT_PSN_LOOSE)) {
+			atomic64_inc(&qp->cong.rx_oos);
+			return;
+		}
+	}
+	cur = ft_psn_add(pkt->psn, 1) | FT_PSN_VALID;
+	if (pkt->cls == FT_CLS_READ_REQ)
+		cur |= FT_PSN_LOOSE;
+	WRITE_ONCE(qp->rx_req_psn, cur);
+}
+
+/* Remember the highest request PSN the peer has acknowledged. */
+static inline void ft_rx_acked(struct ft_qp *qp, u32 psn)
+{
+	u32 cur = READ_ONCE(qp->rx_ack_psn);
+
+	if (!(cur & FT_PSN_VALID) || ft_psn_diff(psn, cur & FT_PSN_MASK) > 0)
+		WRITE_ONCE(qp->rx_ack_psn, psn | FT_PSN_VALID);
+}
+
+/**
+ * ft_acct_rx() - account one received packet of @qp
+ * @qp: the receiving QP
+ * @pkt: the parsed packet
+ *
+ * Return: FT_EV_* mask of the congestion signals the packet carries.
+ */
+static __always_inline unsigned int ft_acct_rx(struct ft_qp *qp,
+					       const struct ft_pkt *pkt)
+{
+	struct ft_dir *d = &qp->dir_rx;
+	unsigned int ev = 0;
+
+	atomic64_add(pkt->payload, &d->bytes);
+	atomic64_inc(&d->cls[pkt->cls]);
+
+	if (unlikely(pkt->tclass & 3)) {
+		atomic64_inc(&qp->cong.rx_ect);
+		if ((pkt->tclass & 3) == FT_ECN_CE) {
+			atomic64_inc(&qp->cong.rx_ce);
+			ev = FT_EV_CE;
+		}
+	}
+
+	if (pkt->flags & FT_PKT_REQ) {
+		if (ft_psn_tracked(qp))
+			ft_rx_request(qp, pkt);
+		return ev;
+	}
+	if (pkt->cls == FT_CLS_CNP)
+		return ev | FT_EV_CNP;
+	if (pkt->cls == FT_CLS_NAK) {
+		atomic64_inc(&qp->cong.nak[FT_RX][pkt->nak]);
+		ev |= FT_EV_NAK;
+		/* a NAK acknowledges everything before the PSN it names */
+		ft_rx_acked(qp, ft_psn_add(pkt->psn, FT_PSN_MASK));
+	} else if (pkt->cls == FT_CLS_ACK || (pkt->flags & FT_PKT_RESP)) {
+		ft_rx_acked(qp, pkt->psn);
+	}
+	return ev;
+}
 
 /* A plain copy of an entry's counters, for replies and events. */
 struct ft_snap {

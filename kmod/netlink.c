@@ -316,7 +316,7 @@ struct qp_filter {
 
 static u32 qp_flags(const struct ft_qp *qp)
 {
-	u32 flags = READ_ONCE(qp->flags);
+	u32 flags = READ_ONCE(qp->flags) & FT_QP_UAPI_FLAGS;
 
 	if (ft_qp_congested(qp))
 		flags |= FT_QP_CONGESTED;

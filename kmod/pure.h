@@ -61,6 +61,9 @@ struct list_head {
 
 #define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, val) (*(volatile __typeof__(x) *)&(x) = (val))
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define __rcu
@@ -73,5 +76,28 @@ struct list_head {
 #define BUILD_BUG_ON(c) _Static_assert(!(c), #c)
 
 #endif /* __KERNEL__ */
+
+/* Big-endian loads from packet bytes at any alignment: one move and a swap. */
+static inline u32 ft_get_be32(const u8 *p)
+{
+	u32 v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	return v;
+}
+
+static inline u32 ft_get_be16(const u8 *p)
+{
+	u16 v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap16(v);
+#endif
+	return v;
+}
 
 #endif /* _FABTRACE_PURE_H */

@@ -77,6 +77,8 @@ static struct ft_qp *qp_alloc(struct ft_dev *dev, struct ib_qp *ibqp, gfp_t gfp)
 	qp->ibqp = ibqp;
 	qp->qpn = ibqp->qp_num;
 	qp->type = ibqp->qp_type;
+	if (ft_qp_type_has_psn(qp->type))
+		qp->flags |= FT_QP_PSN;
 	qp->port = ibqp->port;
 	qp->ctime = ktime_get_boottime_ns();
 	INIT_LIST_HEAD(&qp->retired);

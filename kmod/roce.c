@@ -3,22 +3,10 @@
 
 #include "roce.h"
 
-/* ft_op.flags: which PSN space the opcode's PSN belongs to, AETH present */
 #define OP_REQ		FT_PKT_REQ
 #define OP_RESP		FT_PKT_RESP
-#define OP_AETH		0x80
-#define OP_VALID	0x40
-
-/*
- * One entry per BTH opcode: class, extended transport header bytes after
- * the BTH, flags.  Opcodes the table leaves zero are reserved or
- * manufacturer specific; they count as "other" with no payload.
- */
-struct ft_op {
-	u8 cls;
-	u8 ext;
-	u8 flags;
-};
+#define OP_AETH		FT_OP_AETH
+#define OP_VALID	FT_OP_VALID
 
 #define RC(op, c, e, f) [0x00 | (op)] = { (c), (e), (f) | OP_VALID }
 #define UC(op, c, e, f) [0x20 | (op)] = { (c), (e), (f) | OP_VALID }
@@ -94,7 +82,7 @@ struct ft_op {
 	T(ACK, FT_CLS_ACK, AETH, OP_AETH),				\
 	T(ATOMIC_ACK, FT_CLS_ATOMIC, AETH + ATMACK, OP_RESP | OP_AETH)
 
-static const struct ft_op ft_ops[256] = {
+const struct ft_op ft_ops[256] = {
 	REQUESTS(RC), RELIABLE(RC), RESPONSES(RC),
 	REQUESTS(UC),
 	UD(SEND_ONLY, FT_CLS_SEND, 0, OP_REQ),
@@ -112,35 +100,21 @@ static const u8 ft_nak_code[32] = {
 	[4 ... 31] = FT_NAK_OTHER,
 };
 
-static inline u32 get_be16(const u8 *p)
-{
-	return (u32)p[0] << 8 | p[1];
-}
-
-static inline u32 get_be24(const u8 *p)
-{
-	return (u32)p[0] << 16 | (u32)p[1] << 8 | p[2];
-}
-
 /**
- * ft_parse() - parse a RoCEv2 packet from its IP header on
- * @ip: the IPv4 or IPv6 header
- * @avail: bytes readable at @ip; FT_HDR_MAX (or the whole packet) suffices
- * @len: length of the packet from the IP header to its end
- * @pkt: filled in on success
+ * ft_parse_ip() - the IP header, the slow path: IPv6, or IPv4 with options
+ * @ip: the header
+ * @avail: bytes readable at @ip
  *
- * Return: FT_PARSE_OK, or why the packet is not a well-formed RoCEv2 packet.
+ * rxe sends IPv4 without options, which ft_parse() handles inline.  This
+ * returns a value rather than filling the caller's packet, so that the
+ * inlined fast path keeps the packet in registers.
+ *
+ * Return: FT_IP_*() packed header length, traffic class and flags, or an
+ * enum ft_parse_err (below 256).
  */
-enum ft_parse_err ft_parse(const u8 *ip, u32 avail, u32 len,
-			   struct ft_pkt *pkt)
+u32 ft_parse_ip(const u8 *ip, u32 avail)
 {
-	const struct ft_op *op;
-	const u8 *udp, *bth;
-	u32 iphl, udplen, hdrs, pad;
-	u8 ecn, syn;
-
-	if (unlikely(avail < 1 || avail > len))
-		return FT_PARSE_SHORT;
+	u32 iphl;
 
 	switch (ip[0] >> 4) {
 	case 4:
@@ -149,78 +123,38 @@ enum ft_parse_err ft_parse(const u8 *ip, u32 avail, u32 len,
 			return FT_PARSE_SHORT;
 		if (unlikely(ip[9] != 17))
 			return FT_PARSE_NOT_IP;
-		pkt->tclass = ip[1];
-		pkt->flags = 0;
-		break;
+		return FT_IP_PACK(iphl, ip[1], 0);
 	case 6:
 		iphl = 40;
 		if (unlikely(avail < iphl + 8 + FT_BTH_LEN))
 			return FT_PARSE_SHORT;
 		if (unlikely(ip[6] != 17))
 			return FT_PARSE_NOT_IP;
-		pkt->tclass = (ip[0] & 0xf) << 4 | ip[1] >> 4;
-		pkt->flags = FT_PKT_IPV6;
-		break;
+		return FT_IP_PACK(iphl, (ip[0] & 0xf) << 4 | ip[1] >> 4,
+				  FT_PKT_IPV6);
 	default:
 		return FT_PARSE_NOT_IP;
 	}
+}
 
-	udp = ip + iphl;
-	if (unlikely(get_be16(udp + 2) != FT_ROCE_UDP_PORT))
-		return FT_PARSE_NOT_ROCE;
-	udplen = get_be16(udp + 4);
-	if (unlikely(udplen > len - iphl))
-		return FT_PARSE_SHORT;
-
-	bth = udp + 8;
-	pkt->opcode = bth[0];
-	pkt->qpn = get_be24(bth + 5);
-	pkt->psn = get_be24(bth + 9);
-	op = &ft_ops[bth[0]];
-	pkt->flags |= op->flags & (FT_PKT_REQ | FT_PKT_RESP);
-	pkt->cls = (op->flags & OP_VALID) ? op->cls : FT_CLS_OTHER;
-	pkt->nak = 0;
-
-	pad = (bth[1] >> 4) & 3;
-	hdrs = 8 + FT_BTH_LEN + op->ext + FT_ICRC_LEN;
-	if (unlikely(udplen < hdrs + pad))
-		return FT_PARSE_BAD_LEN;
-	pkt->payload = (op->flags & OP_VALID) ? udplen - hdrs - pad : 0;
-
-	if (op->flags & OP_AETH) {
-		if (unlikely(avail < iphl + 8 + FT_BTH_LEN + 1))
-			return FT_PARSE_SHORT;
-		syn = bth[FT_BTH_LEN];
-		switch (syn >> 5) {
-		case 0:		/* ACK */
-			break;
-		case 1:		/* RNR NAK */
-			if (pkt->cls == FT_CLS_ACK) {
-				pkt->cls = FT_CLS_NAK;
-				pkt->nak = FT_NAK_RNR;
-			}
-			break;
-		case 3:		/* NAK */
-			if (pkt->cls == FT_CLS_ACK) {
-				pkt->cls = FT_CLS_NAK;
-				pkt->nak = ft_nak_code[syn & 0x1f];
-			}
-			break;
-		default:	/* reserved syndrome: not an ACK we know */
-			if (pkt->cls == FT_CLS_ACK) {
-				pkt->cls = FT_CLS_NAK;
-				pkt->nak = FT_NAK_OTHER;
-			}
-			break;
-		}
+/**
+ * ft_aeth_nak() - what an ACK's AETH syndrome says
+ * @syn: the syndrome
+ *
+ * Return: FT_AETH_ACK for an ACK, else the enum ft_nak of the NAK.
+ */
+u8 ft_aeth_nak(u8 syn)
+{
+	switch (syn >> 5) {
+	case 0:
+		return FT_AETH_ACK;
+	case 1:
+		return FT_NAK_RNR;
+	case 3:
+		return ft_nak_code[syn & 0x1f];
+	default:	/* reserved: not an ACK we know */
+		return FT_NAK_OTHER;
 	}
-
-	ecn = pkt->tclass & 3;
-	if (ecn)
-		pkt->flags |= FT_PKT_ECT;
-	if (ecn == 3)
-		pkt->flags |= FT_PKT_CE;
-	return FT_PARSE_OK;
 }
 
 const char *ft_cls_name(unsigned int cls)

@@ -45,9 +45,10 @@ enum ft_nak {
 /* ft_pkt.flags */
 #define FT_PKT_REQ	0x01	/* a request: its PSN is the requester's */
 #define FT_PKT_RESP	0x02	/* a read response: responder's PSN space */
-#define FT_PKT_ECT	0x04	/* IP ECN field is ECT(0), ECT(1) or CE */
-#define FT_PKT_CE	0x08	/* IP ECN field is CE */
 #define FT_PKT_IPV6	0x10
+
+/* The ECN field of the IP header: 0 not ECT, 1 ECT(1), 2 ECT(0), 3 CE. */
+#define FT_ECN_CE	3
 
 /* What the accounting needs to know about one packet. */
 struct ft_pkt {
@@ -58,7 +59,7 @@ struct ft_pkt {
 	u8 cls;		/* enum ft_cls */
 	u8 nak;		/* enum ft_nak, when cls is FT_CLS_NAK */
 	u8 flags;	/* FT_PKT_* */
-	u8 tclass;	/* IPv4 TOS or IPv6 traffic class, ECN included */
+	u8 tclass;	/* IPv4 TOS or IPv6 traffic class: DSCP << 2 | ECN */
 };
 
 /* Parse failures, counted as malformed packets. */
@@ -70,8 +71,105 @@ enum ft_parse_err {
 	FT_PARSE_BAD_LEN,	/* lengths inconsistent with the opcode */
 };
 
-enum ft_parse_err ft_parse(const u8 *ip, u32 avail, u32 len,
-			   struct ft_pkt *pkt);
+/*
+ * One entry per BTH opcode: class, extended transport header bytes after
+ * the BTH, flags (FT_PKT_REQ or FT_PKT_RESP: the PSN space of the opcode).
+ * Reserved or vendor opcodes are not FT_OP_VALID: "other", no payload.
+ */
+#define FT_OP_AETH	0x80
+#define FT_OP_VALID	0x40
+
+struct ft_op {
+	u8 cls;
+	u8 ext;
+	u8 flags;
+};
+
+extern const struct ft_op ft_ops[256];
+
+#define FT_IP_PACK(iphl, tclass, flags) \
+	((u32)(iphl) << 8 | (u32)(tclass) << 16 | (u32)(flags) << 24)
+#define FT_AETH_ACK	0xff
+
+u32 ft_parse_ip(const u8 *ip, u32 avail);
+u8 ft_aeth_nak(u8 syn);
+
+/**
+ * ft_parse() - parse a RoCEv2 packet from its IP header on
+ * @ip: the IPv4 or IPv6 header
+ * @avail: bytes readable at @ip, at most @len; FT_HDR_MAX (or the whole
+ *	packet) suffices
+ * @len: length of the packet from the IP header to its end
+ * @pkt: filled in on success
+ *
+ * Return: FT_PARSE_OK, or why the packet is not a well-formed RoCEv2 packet.
+ */
+static __always_inline enum ft_parse_err ft_parse(const u8 *ip, u32 avail,
+						  u32 len, struct ft_pkt *pkt)
+{
+	const struct ft_op *op;
+	const u8 *udp, *bth;
+	u32 iphl, udplen, hdrs, pad, w;
+	u8 nak;
+
+	if (unlikely(avail > len))
+		return FT_PARSE_SHORT;
+	if (likely(avail >= 20 + 8 + FT_BTH_LEN && ip[0] == 0x45 && ip[9] == 17)) {
+		iphl = 20;
+		pkt->tclass = ip[1];
+		pkt->flags = 0;
+	} else {
+		if (unlikely(!avail))
+			return FT_PARSE_SHORT;
+		w = ft_parse_ip(ip, avail);
+		if (unlikely(w < 256))	/* an error, never FT_PARSE_OK */
+			return w ? (enum ft_parse_err)w : FT_PARSE_NOT_IP;
+		iphl = (w >> 8) & 0xff;
+		pkt->tclass = (w >> 16) & 0xff;
+		pkt->flags = w >> 24;
+	}
+
+	udp = ip + iphl;
+	if (unlikely(ft_get_be16(udp + 2) != FT_ROCE_UDP_PORT))
+		return FT_PARSE_NOT_ROCE;
+	udplen = ft_get_be16(udp + 4);
+	if (unlikely(udplen > len - iphl))
+		return FT_PARSE_SHORT;
+
+	bth = udp + 8;
+	w = ft_get_be32(bth);			/* opcode, flags, pad, P_Key */
+	pkt->opcode = w >> 24;
+	pad = (w >> 20) & 3;
+	pkt->qpn = ft_get_be32(bth + 4) & 0xffffff;
+	pkt->psn = ft_get_be32(bth + 8) & 0xffffff;
+	op = &ft_ops[pkt->opcode];
+	pkt->flags |= op->flags & (FT_PKT_REQ | FT_PKT_RESP);
+	pkt->cls = op->cls;
+	pkt->nak = 0;
+
+	hdrs = 8 + FT_BTH_LEN + op->ext + FT_ICRC_LEN;
+	if (unlikely(udplen < hdrs + pad))
+		return FT_PARSE_BAD_LEN;
+	pkt->payload = udplen - hdrs - pad;
+	if (unlikely(!(op->flags & FT_OP_VALID))) {
+		/* reserved or vendor opcodes: no payload is claimed for them */
+		pkt->cls = FT_CLS_OTHER;
+		pkt->payload = 0;
+	}
+
+	if (op->flags & FT_OP_AETH) {
+		if (unlikely(avail < iphl + 8 + FT_BTH_LEN + 1))
+			return FT_PARSE_SHORT;
+		if (pkt->cls == FT_CLS_ACK) {
+			nak = ft_aeth_nak(bth[FT_BTH_LEN]);
+			if (nak != FT_AETH_ACK) {
+				pkt->cls = FT_CLS_NAK;
+				pkt->nak = nak;
+			}
+		}
+	}
+	return FT_PARSE_OK;
+}
 
 /* 24-bit PSN arithmetic: signed distance from b to a, in [-2^23, 2^23). */
 static inline s32 ft_psn_diff(u32 a, u32 b)

@@ -57,9 +57,8 @@ struct ft_devmap {
 
 static inline unsigned int ft_devmap_hash(const void *key)
 {
-	/* ib_device structures are large and aligned: drop the low bits */
-	return (unsigned int)(((uintptr_t)key >> 10) ^ ((uintptr_t)key >> 4)) &
-	       (FT_DEVMAP_SIZE - 1);
+	/* ib_device structures are kilobytes large: drop the low bits */
+	return (unsigned int)((uintptr_t)key >> 12) & (FT_DEVMAP_SIZE - 1);
 }
 
 static inline struct ft_dev *ft_devmap_find(const struct ft_devmap *map,
@@ -71,7 +70,9 @@ static inline struct ft_dev *ft_devmap_find(const struct ft_devmap *map,
 	if (unlikely(!slots))
 		return NULL;
 	h = ft_devmap_hash(key);
-	for (i = 0; i < FT_DEVMAP_SIZE; i++) {
+	if (likely(slots[h].key == key))
+		return slots[h].dev;
+	for (i = 1; i < FT_DEVMAP_SIZE; i++) {
 		const struct ft_devmap_slot *s = &slots[(h + i) & (FT_DEVMAP_SIZE - 1)];
 
 		if (likely(s->key == key))

@@ -95,6 +95,8 @@ TEST(aeth_syndromes)
 	}
 }
 
+static struct ft_qp *new_qp(void);
+
 TEST(ecn_ipv4_ipv6)
 {
 	struct ft_pkt p;
@@ -106,10 +108,14 @@ TEST(ecn_ipv4_ipv6)
 					  .tos = 26 << 2 | ecn, .ipv6 = v6 };
 
 			ASSERT_EQ(FT_PARSE_OK, parse(&t, &p));
+			struct ft_qp *qp = new_qp();
+
 			EXPECT_EQ(26 << 2 | ecn, p.tclass);
-			EXPECT_EQ(!!ecn, !!(p.flags & FT_PKT_ECT));
-			EXPECT_EQ(ecn == 3, !!(p.flags & FT_PKT_CE));
 			EXPECT_EQ(v6, !!(p.flags & FT_PKT_IPV6));
+			EXPECT_EQ(ecn == 3 ? FT_EV_CE : 0, ft_acct_rx(qp, &p));
+			EXPECT_EQ(!!ecn, atomic64_read(&qp->cong.rx_ect));
+			EXPECT_EQ(ecn == 3, atomic64_read(&qp->cong.rx_ce));
+			free(qp);
 		}
 	}
 }
@@ -166,6 +172,7 @@ static struct ft_qp *new_qp(void)
 	struct ft_qp *qp = calloc(1, sizeof(*qp));
 
 	qp->type = 2;	/* RC */
+	qp->flags = FT_QP_PSN;
 	return qp;
 }
 
@@ -221,6 +228,7 @@ TEST(unreliable_qps_never_retransmit)
 	struct ft_qp *qp = new_qp();
 
 	qp->type = 4;	/* UD */
+	qp->flags = 0;
 	EXPECT_EQ(0, tx(qp, 0x64, 5, 0, 10));
 	EXPECT_EQ(0, tx(qp, 0x64, 5, 0, 10));
 	EXPECT_EQ(0, atomic64_read(&qp->cong.retrans));

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Hot-path benchmark: the module's parse + lookup + account, against a naive design. */
+/*
+ * Both designs run the same packets through the same parser and the same
+ * accounting; they differ in how a QP is found and how counters are made
+ * safe: fabtrace's lock-free device map and two-level radix with atomic
+ * counters, or one global mutex around a chained hash table of 1024
+ * buckets (the size a fixed DEFINE_HASHTABLE would pick) with plain
+ * counters.  Run it under callgrind with --toggle-collect=run_* to count
+ * instructions per packet, or alone for nanoseconds.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../kmod/acct.h"
+#include "../../kmod/roce.h"
+#include "../../kmod/table.h"
+#include "../pure/pkt.h"
+
+#define MIX 64
+
+struct tmpl {
+	uint8_t buf[FT_HDR_MAX + 2048];
+	unsigned int len;
+	int dir;			/* FT_TX or FT_RX */
+};
+
+static struct tmpl mix[MIX];
+
+/* What per-CPU device totals cost: plain adds to this CPU's copy. */
+struct dev_totals {
+	u64 bytes[2];
+	u64 cls[2][FT_CLS_MAX];
+	u64 unknown[2];
+	u64 malformed;
+};
+
+struct bdev {
+	struct ft_qpidx *idx;
+	struct dev_totals tot;
+};
+
+static struct ft_devmap map;
+static struct bdev bdev;
+static int ibdev_key;			/* stands for a struct ib_device */
+static u64 events;
+
+/* The module's tap(), minus the skb: find device, parse, find QP, account. */
+static __attribute__((noinline)) void process_fabtrace(const void *ibdev,
+						       const uint8_t *h,
+						       unsigned int len, int dir)
+{
+	struct ft_pkt pkt;
+	struct bdev *dev;
+	struct ft_qp *qp;
+	unsigned int avail = len < FT_HDR_MAX ? len : FT_HDR_MAX, ev;
+
+	dev = (struct bdev *)ft_devmap_find(&map, ibdev);
+	if (unlikely(!dev))
+		return;
+	if (unlikely(ft_parse(h, avail, len, &pkt) != FT_PARSE_OK)) {
+		dev->tot.malformed++;
+		return;
+	}
+	dev->tot.bytes[dir] += pkt.payload;
+	dev->tot.cls[dir][pkt.cls]++;
+	qp = ft_qpidx_find(dev->idx, pkt.qpn);
+	if (unlikely(!qp)) {
+		dev->tot.unknown[dir]++;
+		return;
+	}
+	ev = dir == FT_TX ? ft_acct_tx(qp, &pkt) : ft_acct_rx(qp, &pkt);
+	if (unlikely(ev))
+		events++;	/* the module stamps a time and maybe queues an event */
+}
+
+/* --- the naive design ------------------------------------------------------ */
+
+#define NAIVE_BUCKETS 1024
+
+struct nqp {
+	struct nqp *next;
+	const void *ibdev;
+	u32 qpn;
+	u64 bytes[2];
+	u64 cls[2][FT_CLS_MAX];
+	u64 rx_ect, rx_ce, nak[2][FT_NAK_MAX];
+};
+
+static struct nqp *naive_table[NAIVE_BUCKETS];
+static pthread_mutex_t naive_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dev_totals naive_tot;
+
+static unsigned int naive_hash(const void *ibdev, u32 qpn)
+{
+	return (unsigned int)(((uintptr_t)ibdev >> 4) ^ qpn) % NAIVE_BUCKETS;
+}
+
+static __attribute__((noinline)) void process_naive(const void *ibdev,
+						    const uint8_t *h,
+						    unsigned int len, int dir)
+{
+	struct ft_pkt pkt;
+	struct nqp *qp;
+	unsigned int avail = len < FT_HDR_MAX ? len : FT_HDR_MAX;
+
+	if (ft_parse(h, avail, len, &pkt) != FT_PARSE_OK)
+		return;
+	pthread_mutex_lock(&naive_lock);
+	naive_tot.bytes[dir] += pkt.payload;
+	naive_tot.cls[dir][pkt.cls]++;
+	for (qp = naive_table[naive_hash(ibdev, pkt.qpn)]; qp; qp = qp->next)
+		if (qp->ibdev == ibdev && qp->qpn == pkt.qpn)
+			break;
+	if (qp) {
+		qp->bytes[dir] += pkt.payload;
+		qp->cls[dir][pkt.cls]++;
+		if (dir == FT_RX && (pkt.tclass & 3)) {
+			qp->rx_ect++;
+			qp->rx_ce += (pkt.tclass & 3) == FT_ECN_CE;
+		}
+		if (pkt.cls == FT_CLS_NAK)
+			qp->nak[dir][pkt.nak]++;
+	}
+	pthread_mutex_unlock(&naive_lock);
+}
+
+static __attribute__((noinline)) void process_empty(const void *ibdev,
+						    const uint8_t *h,
+						    unsigned int len, int dir)
+{
+	__asm__ volatile("" : : "r"(ibdev), "r"(h), "r"(len), "r"(dir));
+}
+
+/* --- driver ---------------------------------------------------------------- */
+
+static void add_tmpl(unsigned int *n, unsigned int count, uint8_t op,
+		     unsigned int payload, uint8_t tos, uint8_t syn, int dir)
+{
+	while (count--) {
+		struct tpkt t = { .opcode = op, .payload = payload, .tos = tos,
+				  .syndrome = syn };
+
+		mix[*n].len = tpkt_build(mix[*n].buf, &t);
+		mix[*n].dir = dir;
+		(*n)++;
+	}
+}
+
+/* A stream as a busy RC QP sees it: data, its ACKs, a little congestion. */
+static void build_mix(void)
+{
+	unsigned int n = 0;
+
+	add_tmpl(&n, 22, 0x07, 1024, 2, 0, FT_TX);	/* WRITE middle, ECT(0) */
+	add_tmpl(&n, 20, 0x07, 1024, 2, 0, FT_RX);
+	add_tmpl(&n, 2, 0x07, 1024, 3, 0, FT_RX);	/* CE-marked */
+	add_tmpl(&n, 6, 0x11, 0, 0, 0x1f, FT_TX);	/* ACKs */
+	add_tmpl(&n, 6, 0x11, 0, 0, 0x1f, FT_RX);
+	add_tmpl(&n, 2, 0x0e, 1024, 2, 0, FT_RX);	/* READ response */
+	add_tmpl(&n, 2, 0x04, 256, 2, 0, FT_TX);	/* SEND only */
+	add_tmpl(&n, 1, 0x81, 0, 0, 0, FT_RX);		/* CNP */
+	add_tmpl(&n, 1, 0x81, 0, 0, 0, FT_TX);
+	add_tmpl(&n, 1, 0x11, 0, 0, 0x60, FT_RX);	/* NAK: PSN sequence */
+	add_tmpl(&n, 1, 0x11, 0, 0, 0x20, FT_TX);	/* RNR NAK */
+	if (n != MIX)
+		abort();
+}
+
+static void setup(unsigned int nqps)
+{
+	static struct ft_devmap_slot slots[FT_DEVMAP_SIZE];
+	unsigned int i, qpn;
+
+	bdev.idx = calloc(1, sizeof(*bdev.idx));
+	slots[ft_devmap_hash(&ibdev_key)].key = &ibdev_key;
+	slots[ft_devmap_hash(&ibdev_key)].dev = (struct ft_dev *)&bdev;
+	map.slots = slots;
+	for (i = 0; i < nqps; i++) {
+		struct ft_qp *qp = calloc(1, sizeof(*qp));
+		struct nqp *n = calloc(1, sizeof(*n));
+		struct ft_leaf *leaf;
+
+		qpn = 16 + i;
+		qp->qpn = qpn;
+		qp->type = 2;
+		qp->flags = FT_QP_PSN;
+		leaf = bdev.idx->root[qpn >> FT_LEAF_BITS];
+		if (!leaf) {
+			leaf = calloc(1, sizeof(*leaf));
+			bdev.idx->root[qpn >> FT_LEAF_BITS] = leaf;
+		}
+		leaf->slot[qpn & (FT_LEAF_SIZE - 1)] = qp;
+
+		n->ibdev = &ibdev_key;
+		n->qpn = qpn;
+		n->next = naive_table[naive_hash(&ibdev_key, qpn)];
+		naive_table[naive_hash(&ibdev_key, qpn)] = n;
+	}
+}
+
+typedef void (*process_fn)(const void *, const uint8_t *, unsigned int, int);
+
+static inline uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/*
+ * Packets go to random QPs, each QP's PSNs in order; patching the
+ * template happens outside the measured function.
+ */
+static void drive(process_fn fn, unsigned int nqps, unsigned int npkts,
+		  uint32_t *psn)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	unsigned int i;
+
+	for (i = 0; i < npkts; i++) {
+		struct tmpl *t = &mix[i % MIX];
+		uint32_t q = (uint32_t)(xorshift(&seed) % nqps), qpn = 16 + q;
+		uint8_t *bth = t->buf + 20 + 8;
+		uint32_t p = psn[q]++ & 0xffffff;
+
+		bth[5] = qpn >> 16;
+		bth[6] = qpn >> 8;
+		bth[7] = qpn;
+		bth[9] = p >> 16;
+		bth[10] = p >> 8;
+		bth[11] = p;
+		fn(&ibdev_key, t->buf, t->len, t->dir);
+	}
+}
+
+/* Entry points callgrind toggles on, one per design. */
+__attribute__((noinline)) void run_fabtrace(unsigned int n, unsigned int p, uint32_t *psn);
+__attribute__((noinline)) void run_naive(unsigned int n, unsigned int p, uint32_t *psn);
+__attribute__((noinline)) void run_empty(unsigned int n, unsigned int p, uint32_t *psn);
+
+void run_fabtrace(unsigned int n, unsigned int p, uint32_t *psn)
+{
+	drive(process_fabtrace, n, p, psn);
+}
+
+void run_naive(unsigned int n, unsigned int p, uint32_t *psn)
+{
+	drive(process_naive, n, p, psn);
+}
+
+void run_empty(unsigned int n, unsigned int p, uint32_t *psn)
+{
+	drive(process_empty, n, p, psn);
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int nqps, npkts;
+	uint32_t *psn;
+	double t0, t1, t2, t3;
+	int only = argc > 3 ? argv[3][0] : 0;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s NQPS NPKTS [f|n|e]\n", argv[0]);
+		return 1;
+	}
+	nqps = strtoul(argv[1], NULL, 0);
+	npkts = strtoul(argv[2], NULL, 0);
+	if (!nqps || nqps > 0xffffff - 16 || !npkts)
+		return 1;
+	build_mix();
+	setup(nqps);
+	psn = calloc(nqps, sizeof(*psn));
+
+	/* Under callgrind, only one design runs per process: [f|n|e]. */
+	if (only == 'f' || only == 'n' || only == 'e') {
+		(only == 'f' ? run_fabtrace : only == 'n' ? run_naive : run_empty)(nqps, npkts, psn);
+		printf("events %llu\n", (unsigned long long)events);
+		return 0;
+	}
+	t0 = now_ns();
+	run_empty(nqps, npkts, psn);
+	t1 = now_ns();
+	run_fabtrace(nqps, npkts, psn);
+	t2 = now_ns();
+	run_naive(nqps, npkts, psn);
+	t3 = now_ns();
+	printf("qps %u packets %u ns/pkt fabtrace %.1f naive %.1f (driver %.1f subtracted)\n",
+	       nqps, npkts, (t2 - t1 - (t1 - t0)) / npkts,
+	       (t3 - t2 - (t1 - t0)) / npkts, (t1 - t0) / npkts);
+	return 0;
+}
