@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/* fabtrace monitor: QP lifecycle and congestion events, as they happen. */
+
+#include <errno.h>
+#include <linux/genetlink.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "cmd.h"
+#include "ft.h"
+#include "objects.h"
+#include "parse.h"
+#include "print.h"
+#include "util.h"
+
+#define MON_CTX		"monitor"
+#define MON_HELP	"fabtrace monitor help"
+
+static int monitor_help(void)
+{
+	printf("Usage: fabtrace monitor [ dev DEV ] [ events LIST ] [ count N ]\n"
+	       "       fabtrace monitor help\n"
+	       "where  LIST := KIND[,LIST]\n"
+	       "       KIND := { qp-create | qp-destroy | qp-error | ce | cnp | nak |\n"
+	       "                 retransmit | timeout | rnr-timeout | retry-exhausted |\n"
+	       "                 dropped }\n"
+	       "\n"
+	       "Prints one line per event until interrupted (SIGINT or SIGTERM: exit 0),\n"
+	       "or until N events were printed (count N, or the --count N option).\n"
+	       "ce, cnp, nak and retransmit report the onset of congestion on a QP, not\n"
+	       "every packet; qp-destroy carries the QP's final counters.  dev and\n"
+	       "events filter here, not in the kernel, and DEV need not exist yet;\n"
+	       "\"dropped\" (events the kernel rate-limited or could not queue) is\n"
+	       "always shown.  Events this listener missed are detected from the\n"
+	       "sequence numbers and reported on stderr.  -j prints one JSON object\n"
+	       "per line.\n"
+	       "\n"
+	       "Line format:\n"
+	       "  TIME dev DEV qpn N KIND [count N] [peer ADDR] [rqpn N] [pid N] [comm NAME]\n"
+	       "       [suppressed N] [tx packets N bytes N rx packets N bytes N]\n"
+	       "\n"
+	       "Examples:\n"
+	       "  fabtrace monitor\n"
+	       "  fabtrace monitor dev rxe0 events qp-create,qp-destroy\n"
+	       "  fabtrace -j monitor events ce,cnp,nak,retransmit count 100\n");
+	return 0;
+}
+
+struct mon {
+	struct ft *ft;
+	const char *dev;
+	uint32_t kinds;			/* 1 << kind; 0: every kind */
+	unsigned long count, shown;
+	uint64_t last_seq;		/* 0: none seen yet */
+	bool overrun;			/* ENOBUFS, loss not reported yet */
+};
+
+static void lost(struct mon *m, uint64_t n)
+{
+	if (n)
+		ft_err("monitor fell behind, %llu events lost", (unsigned long long)n);
+	else
+		ft_err("monitor fell behind, an unknown number of events lost");
+	m->overrun = false;
+}
+
+static int mon_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
+	struct mon *m = data;
+	struct ft_event_rec e;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*g) ||
+	    g->cmd != FABTRACE_CMD_QP_EVENT || ft_parse_event(nlh, &e))
+		return MNL_CB_OK;
+
+	if (e.have & FT_EV_HAVE_SEQ) {
+		/* a gap is what this socket missed; a smaller seq: module reloaded */
+		if (m->last_seq && e.seq > m->last_seq + 1)
+			lost(m, e.seq - m->last_seq - 1);
+		else if (m->overrun)
+			lost(m, 0);
+		m->last_seq = e.seq;
+	} else if (m->overrun) {
+		lost(m, 0);
+	}
+
+	if (e.kind != FABTRACE_EVENT_KIND_DROPPED) {
+		if (m->kinds && (e.kind >= 32 || !(m->kinds & (1u << e.kind))))
+			return MNL_CB_OK;
+		if (m->dev && strcmp(m->dev, e.dev))
+			return MNL_CB_OK;
+	}
+	print_event(m->ft->out, &e);
+	if (m->count && ++m->shown >= m->count)
+		return MNL_CB_STOP;
+	return MNL_CB_OK;
+}
+
+static int parse_args(int argc, char **argv, struct mon *m)
+{
+	char list[256];
+	const char *v, *why;
+	bool have_events = false, have_count = false;
+
+	while (argc > 0) {
+		const char *key = argv[0];
+
+		if (!strcmp(key, "help"))
+			return ARGS_HELP;
+		if (strcmp(key, "dev") && strcmp(key, "events") && strcmp(key, "count"))
+			return arg_unknown(MON_CTX, key, MON_HELP);
+		v = arg_value(&argc, &argv, MON_CTX);
+		if (!v)
+			return -1;
+		if (!strcmp(key, "dev")) {
+			if (m->dev)
+				return arg_twice(MON_CTX, key);
+			if (!*v || strlen(v) >= FT_NAME_LEN)
+				return arg_invalid(MON_CTX, key, v, "not a device name");
+			m->dev = v;
+		} else if (!strcmp(key, "events")) {
+			if (have_events)
+				return arg_twice(MON_CTX, key);
+			why = parse_event_list(v, &m->kinds);
+			if (why) {
+				char msg[320];
+
+				snprintf(msg, sizeof(msg), "%s (kinds: %s)", why,
+					 kw_list(ft_kw_event, list, sizeof(list)));
+				return arg_invalid(MON_CTX, key, v, msg);
+			}
+			have_events = true;
+		} else {
+			uint64_t n;
+
+			if (have_count)
+				return arg_twice(MON_CTX, key);
+			if (parse_u64(v, UINT32_MAX, &n) || !n)
+				return arg_invalid(MON_CTX, key, v, "not a number from 1");
+			m->count = n;
+			have_count = true;
+		}
+	}
+	return 0;
+}
+
+int do_monitor(struct ft *ft, int argc, char **argv)
+{
+	struct mon m = { .ft = ft, .count = ft->count };
+	sigset_t oldmask;
+	struct nl *nl;
+	int ret, fd;
+
+	ret = parse_args(argc, argv, &m);
+	if (ret == ARGS_HELP)
+		return monitor_help();
+	if (ret)
+		return -1;
+
+	ft->rcvbuf = FT_RCVBUF_MONITOR;
+	nl = ft_nl(ft);
+	if (!nl || nl_join_events(nl))
+		return -1;
+	if (ft_catch_signals(&oldmask)) {
+		ft_err("cannot install signal handlers: %s", strerror(errno));
+		return -1;
+	}
+	if (ft->json)
+		out_lines(ft->out);
+	fd = mnl_socket_get_fd(nl->sk);
+
+	while (!ft_stop) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t len;
+
+		/* signals are blocked but here: no lost wakeup between check and wait */
+		if (ppoll(&pfd, 1, NULL, &oldmask) < 0) {
+			if (errno == EINTR)
+				continue;
+			ft_err("monitor: %s", strerror(errno));
+			return -1;
+		}
+		len = recv(fd, nl->rbuf, MNL_SOCKET_DUMP_SIZE, MSG_DONTWAIT);
+		if (len < 0) {
+			if (errno == ENOBUFS) {
+				/* the next seq says how many; until then it is unknown */
+				m.overrun = true;
+				continue;
+			}
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			ft_err("monitor: %s", strerror(errno));
+			return -1;
+		}
+		ret = mnl_cb_run(nl->rbuf, len, 0, 0, mon_cb, &m);
+		if (ret == MNL_CB_STOP)
+			break;		/* count reached */
+		if (ret < 0) {
+			ft_err("monitor: %s", strerror(errno));
+			return -1;
+		}
+	}
+	if (m.overrun)
+		lost(&m, 0);
+	return 0;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The objects of the command line: what main.c dispatches to. */
+#ifndef _FABTRACE_OBJECTS_H
+#define _FABTRACE_OBJECTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "qpset.h"
+
+struct ft;
+struct qpn_range;
+
+int do_dev(struct ft *ft, int argc, char **argv);
+int do_qp(struct ft *ft, int argc, char **argv);
+int do_stats(struct ft *ft, int argc, char **argv);
+int do_monitor(struct ft *ft, int argc, char **argv);
+int do_top(struct ft *ft, int argc, char **argv);
+
+/* Argument parsers return this when "help" was asked for instead. */
+#define ARGS_HELP	1
+
+/* "qp show" arguments, parsed without the kernel (unit-tested). */
+struct qp_query {
+	const char *dev;
+	struct qpn_range *ranges;	/* NULL: every QP number */
+	size_t nranges;
+	bool has_pid, has_type, has_state, has_sort, has_limit;
+	uint32_t pid, type, state, match_flags, limit;
+	enum qp_sort sort;
+};
+
+int qp_parse_show(int argc, char **argv, struct qp_query *q);
+/* A single QP named by device and number, and nothing else: a do request. */
+bool qp_query_is_do(const struct qp_query *q);
+void qp_query_free(struct qp_query *q);
+
+#endif /* _FABTRACE_OBJECTS_H */

@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One print layer for text and JSON, in the spirit of iproute2's json_print. */
+
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "out.h"
+#include "units.h"
+#include "util.h"
+
+#define OUT_DEPTH	16
+
+enum out_shape {
+	SHAPE_DOC,		/* one JSON value per call sequence */
+	SHAPE_LIST,		/* a streamed JSON array */
+	SHAPE_LINES,		/* one JSON object per line */
+};
+
+struct out {
+	FILE *fp;
+	bool json, pretty, numeric;
+	enum out_shape shape;
+	unsigned long elems;		/* list elements written */
+	/* JSON containers being built; stack[0] is the top-level value */
+	struct json_object *stack[OUT_DEPTH];
+	/*
+	 * Per reused object: the entry its next key most likely has.  Values
+	 * come in the same order for every element, so following the previous
+	 * element's order finds them without hashing the key; keys are
+	 * literals, so comparing pointers is enough.
+	 */
+	struct lh_entry *cursor[OUT_DEPTH];
+	int depth;
+	/*
+	 * List elements reuse the previous element's tree.  Every value set
+	 * while building one element is stamped with @gen (json-c userdata);
+	 * what is left unstamped afterwards was absent this time and goes.
+	 */
+	struct json_object *spare;
+	uintptr_t gen;
+	bool reusing;
+};
+
+struct out *out_new(FILE *fp, bool json, bool pretty, bool numeric)
+{
+	struct out *o = xcalloc(1, sizeof(*o));
+
+	o->fp = fp;
+	o->json = json;
+	o->pretty = pretty;
+	o->numeric = numeric;
+	o->depth = -1;
+	/* rates are the only doubles: two decimals are plenty, never 1e+06 */
+	json_c_set_serialization_double_format("%.2f", JSON_C_OPTION_GLOBAL);
+	return o;
+}
+
+void out_free(struct out *o)
+{
+	if (!o)
+		return;
+	if (o->json && o->shape == SHAPE_LIST && o->elems)
+		fputs(o->pretty ? "\n]\n" : "]\n", o->fp);
+	while (o->depth >= 0) {
+		if (o->depth == 0 && o->stack[0] != o->spare)
+			json_object_put(o->stack[0]);
+		o->depth--;
+	}
+	json_object_put(o->spare);
+	free(o);
+}
+
+bool out_is_json(const struct out *o)
+{
+	return o->json;
+}
+
+FILE *out_fp(const struct out *o)
+{
+	return o->fp;
+}
+
+int out_flush(struct out *o)
+{
+	return fflush(o->fp);
+}
+
+void out_list_begin(struct out *o)
+{
+	o->shape = SHAPE_LIST;
+	o->elems = 0;
+}
+
+void out_list_end(struct out *o)
+{
+	if (o->json && o->shape == SHAPE_LIST)
+		fputs(o->elems ? (o->pretty ? "\n]\n" : "]\n") : "[]\n", o->fp);
+	o->shape = SHAPE_DOC;
+	o->elems = 0;
+}
+
+void out_lines(struct out *o)
+{
+	o->shape = SHAPE_LINES;
+}
+
+static int to_string_flags(const struct out *o)
+{
+	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
+
+	if (o->pretty && o->shape != SHAPE_LINES)
+		return flags | JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED;
+	return flags | JSON_C_TO_STRING_PLAIN;
+}
+
+/* Drop what the previous element had and this one did not set. */
+static void prune(struct json_object *obj, uintptr_t gen)
+{
+	json_object_object_foreach(obj, key, val) {
+		if ((uintptr_t)json_object_get_userdata(val) != gen)
+			json_object_object_del(obj, key);
+		else if (json_object_is_type(val, json_type_object))
+			prune(val, gen);
+	}
+}
+
+static void emit_list_elem(struct out *o, struct json_object *v)
+{
+	const char *s = json_object_to_json_string_ext(v, to_string_flags(o));
+
+	if (!o->pretty) {
+		fputs(o->elems ? "," : "[", o->fp);
+		fputs(s, o->fp);
+	} else {
+		/* indent the element inside the array; strings never hold raw \n */
+		fputs(o->elems ? ",\n  " : "[\n  ", o->fp);
+		for (; *s; s++) {
+			fputc(*s, o->fp);
+			if (*s == '\n')
+				fputs("  ", o->fp);
+		}
+	}
+	o->elems++;
+}
+
+/* A top-level value is complete: write it. */
+static void emit(struct out *o, struct json_object *v)
+{
+	switch (o->shape) {
+	case SHAPE_LIST:
+		if (o->reusing)
+			prune(v, o->gen);
+		emit_list_elem(o, v);
+		/* keep the tree: the next element overwrites it */
+		if (o->spare != v) {
+			json_object_put(o->spare);
+			o->spare = v;
+		}
+		o->reusing = false;
+		return;
+	case SHAPE_LINES:
+		fputs(json_object_to_json_string_ext(v, to_string_flags(o)), o->fp);
+		fputc('\n', o->fp);
+		fflush(o->fp);
+		break;
+	case SHAPE_DOC:
+		fputs(json_object_to_json_string_ext(v, to_string_flags(o)), o->fp);
+		fputc('\n', o->fp);
+		break;
+	}
+	json_object_put(v);
+}
+
+static struct json_object *top(const struct out *o)
+{
+	return o->depth >= 0 ? o->stack[o->depth] : NULL;
+}
+
+/*
+ * The value under @key of the container being built, if this element reuses
+ * a tree that has one of @type; NULL when a new value must be made.
+ */
+static struct json_object *reuse(struct out *o, const char *key, enum json_type type)
+{
+	struct json_object *parent = top(o), *v;
+	struct lh_entry *e;
+
+	if (!o->reusing || !key || !parent ||
+	    !json_object_is_type(parent, json_type_object))
+		return NULL;
+	e = o->cursor[o->depth];
+	if (e && lh_entry_k(e) == key) {
+		v = (struct json_object *)lh_entry_v(e);
+		o->cursor[o->depth] = lh_entry_next(e);
+	} else if (!json_object_object_get_ex(parent, key, &v)) {
+		return NULL;
+	}
+	if (!json_object_is_type(v, type))
+		return NULL;
+	json_object_set_userdata(v, (void *)o->gen, NULL);
+	return v;
+}
+
+/* Attach a new value to the container being built. */
+static void attach(struct out *o, const char *key, struct json_object *v)
+{
+	struct json_object *parent = top(o);
+
+	if (o->reusing)
+		json_object_set_userdata(v, (void *)o->gen, NULL);
+	if (!parent) {
+		emit(o, v);		/* a lone scalar document */
+	} else if (json_object_is_type(parent, json_type_array)) {
+		json_object_array_add(parent, v);
+	} else {
+		/* keys are literals: json-c need not copy them */
+		json_object_object_add_ex(parent, key ? key : "", v,
+					  JSON_C_OBJECT_KEY_IS_CONSTANT);
+	}
+}
+
+static void push(struct out *o, struct json_object *v)
+{
+	if (o->depth + 1 >= OUT_DEPTH) {
+		/* a programming error, not a runtime condition */
+		ft_err("internal error: JSON nesting too deep");
+		abort();
+	}
+	o->stack[++o->depth] = v;
+	o->cursor[o->depth] = o->reusing && json_object_is_type(v, json_type_object) ?
+			      lh_table_head(json_object_get_object(v)) : NULL;
+}
+
+static void begin(struct out *o, const char *key, enum json_type type)
+{
+	struct json_object *v;
+
+	if (!o->json)
+		return;
+	if (o->depth < 0) {
+		/* a new top-level value; list elements take the spare tree */
+		if (o->shape == SHAPE_LIST && o->spare &&
+		    json_object_is_type(o->spare, type)) {
+			v = o->spare;
+			o->gen++;
+			o->reusing = true;
+		} else {
+			v = type == json_type_array ? json_object_new_array() :
+						      json_object_new_object();
+			o->reusing = false;
+		}
+		push(o, v);
+		return;
+	}
+	v = reuse(o, key, type);
+	if (v) {
+		/* an array's elements are never reused: start it empty */
+		if (type == json_type_array && json_object_array_length(v))
+			json_object_array_del_idx(v, 0, json_object_array_length(v));
+	} else {
+		v = type == json_type_array ? json_object_new_array() :
+					      json_object_new_object();
+		attach(o, key, v);
+	}
+	push(o, v);
+}
+
+static void end(struct out *o)
+{
+	struct json_object *v;
+
+	if (!o->json || o->depth < 0)
+		return;
+	v = o->stack[o->depth--];
+	if (o->depth < 0)
+		emit(o, v);
+}
+
+void out_obj_begin(struct out *o, const char *key)
+{
+	begin(o, key, json_type_object);
+}
+
+void out_obj_end(struct out *o)
+{
+	end(o);
+}
+
+void out_arr_begin(struct out *o, const char *key)
+{
+	begin(o, key, json_type_array);
+}
+
+void out_arr_end(struct out *o)
+{
+	end(o);
+}
+
+static bool want_text(const struct out *o, int type)
+{
+	return !o->json && (type & PRINT_FP);
+}
+
+static bool want_json(const struct out *o, int type)
+{
+	return o->json && (type & PRINT_JSON);
+}
+
+void out_u64(struct out *o, int type, const char *key, const char *fmt, uint64_t v)
+{
+	struct json_object *j;
+
+	if (want_text(o, type)) {
+		fprintf(o->fp, fmt, (unsigned long long)v);
+	} else if (want_json(o, type)) {
+		j = reuse(o, key, json_type_int);
+		if (j)
+			json_object_set_uint64(j, v);
+		else
+			attach(o, key, json_object_new_uint64(v));
+	}
+}
+
+void out_str(struct out *o, int type, const char *key, const char *fmt, const char *s)
+{
+	struct json_object *j;
+
+	if (want_text(o, type)) {
+		fprintf(o->fp, fmt, s ? s : "-");
+	} else if (want_json(o, type) && s) {
+		j = reuse(o, key, json_type_string);
+		if (j)
+			json_object_set_string(j, s);
+		else
+			attach(o, key, json_object_new_string(s));
+	}
+}
+
+void out_bool(struct out *o, int type, const char *key, const char *fmt, bool v)
+{
+	struct json_object *j;
+
+	if (want_text(o, type)) {
+		fprintf(o->fp, fmt, v ? "yes" : "no");
+	} else if (want_json(o, type)) {
+		j = reuse(o, key, json_type_boolean);
+		if (j)
+			json_object_set_boolean(j, v);
+		else
+			attach(o, key, json_object_new_boolean(v));
+	}
+}
+
+void out_double(struct out *o, int type, const char *key, const char *fmt, double v)
+{
+	struct json_object *j;
+
+	if (want_text(o, type)) {
+		fprintf(o->fp, fmt, v);
+	} else if (want_json(o, type)) {
+		j = reuse(o, key, json_type_double);
+		if (j)
+			json_object_set_double(j, v);
+		else
+			attach(o, key, json_object_new_double(v));
+	}
+}
+
+void out_count(struct out *o, int type, const char *key, const char *fmt, uint64_t v)
+{
+	char buf[FT_FMT_LEN];
+
+	if (want_text(o, type)) {
+		if (o->numeric)
+			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+		else
+			fmt_count(buf, sizeof(buf), v);
+		fprintf(o->fp, fmt, buf);
+	} else {
+		out_u64(o, type, key, fmt, v);
+	}
+}
+
+void out_bytes(struct out *o, int type, const char *key, const char *fmt, uint64_t v)
+{
+	char buf[FT_FMT_LEN];
+
+	if (want_text(o, type)) {
+		if (o->numeric)
+			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+		else
+			fmt_bytes(buf, sizeof(buf), v);
+		fprintf(o->fp, fmt, buf);
+	} else {
+		out_u64(o, type, key, fmt, v);
+	}
+}
+
+void out_time(struct out *o, int type, const char *key, const char *fmt, uint64_t ns)
+{
+	char buf[FT_FMT_LEN];
+
+	if (want_text(o, type))
+		fprintf(o->fp, fmt, fmt_time(buf, sizeof(buf), ns, 3));
+	else
+		out_u64(o, type, key, fmt, ns);
+}
+
+void out_text(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->json)
+		return;
+	va_start(ap, fmt);
+	vfprintf(o->fp, fmt, ap);
+	va_end(ap);
+}
+
+bool out_numeric(const struct out *o)
+{
+	return o->numeric;
+}

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Printing of records the commands share: counters, QPs, devices, events. */
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "out.h"
+#include "parse.h"
+#include "print.h"
+#include "units.h"
+#include "util.h"
+
+const char *kw_text(const struct kw *table, uint32_t val, char *buf, size_t len)
+{
+	const char *name = kw_name(table, val);
+
+	if (name)
+		return name;
+	snprintf(buf, len, "%u", val);
+	return buf;
+}
+
+static void print_u64_kv(struct out *o, const char *key, uint64_t v)
+{
+	out_text(o, " %s ", key);
+	out_u64(o, PRINT_ANY, key, "%llu", v);
+}
+
+void print_traffic(struct out *o, const char *key, const char *indent,
+		   const struct ft_traffic *t)
+{
+	unsigned int i;
+
+	out_obj_begin(o, key);
+	out_text(o, "%s%s:", indent, key);
+	for (i = FABTRACE_A_TRAFFIC_PACKETS; i <= FABTRACE_A_TRAFFIC_OTHER; i++)
+		print_u64_kv(o, ft_traffic_keys[i], t->v[i]);
+	out_text(o, "\n");
+	out_obj_end(o);
+}
+
+static void print_naks(struct out *o, const char *key, const char *indent,
+		       const struct ft_naks *n)
+{
+	unsigned int i;
+
+	out_obj_begin(o, key);
+	out_text(o, "%s%s:", indent, key);
+	for (i = FABTRACE_A_NAK_PSN_SEQ; i <= FABTRACE_A_NAK_OTHER; i++)
+		print_u64_kv(o, ft_nak_keys[i], n->v[i]);
+	out_text(o, "\n");
+	out_obj_end(o);
+}
+
+void print_cong(struct out *o, const char *indent, const struct ft_cong *c)
+{
+	unsigned int i;
+
+	out_obj_begin(o, "cong");
+	out_text(o, "%scong:", indent);
+	print_u64_kv(o, ft_cong_keys[FABTRACE_A_CONG_RX_ECT], c->v[FABTRACE_A_CONG_RX_ECT]);
+	print_u64_kv(o, ft_cong_keys[FABTRACE_A_CONG_RX_CE], c->v[FABTRACE_A_CONG_RX_CE]);
+	/* JSON keeps the spec's order; text puts the NAK nests on lines of their own */
+	if (out_is_json(o)) {
+		print_naks(o, "tx_nak", indent, &c->tx_nak);
+		print_naks(o, "rx_nak", indent, &c->rx_nak);
+	}
+	for (i = FABTRACE_A_CONG_RETRANSMITS; i <= FABTRACE_A_CONG_ERRORS; i++)
+		print_u64_kv(o, ft_cong_keys[i], c->v[i]);
+	out_text(o, "\n");
+	if (!out_is_json(o)) {
+		print_naks(o, "tx_nak", indent, &c->tx_nak);
+		print_naks(o, "rx_nak", indent, &c->rx_nak);
+	}
+	for (i = FABTRACE_A_CONG_LAST_CE; i <= FABTRACE_A_CONG_LAST_RNR_TIMEOUT; i++) {
+		if (!(c->have_last & (1u << (i - FABTRACE_A_CONG_LAST_CE))))
+			continue;
+		out_text(o, "%s%s ", indent, ft_cong_keys[i]);
+		out_time(o, PRINT_ANY, ft_cong_keys[i], "%s\n", c->v[i]);
+	}
+	out_obj_end(o);
+}
+
+static void print_flags(struct out *o, uint32_t flags)
+{
+	const struct kw *f;
+	bool first = true;
+
+	out_arr_begin(o, "flags");
+	for (f = ft_kw_qp_flag; f->name; f++) {
+		if (!(flags & f->val))
+			continue;
+		out_text(o, first ? " flags " : ",");
+		out_str(o, PRINT_ANY, NULL, "%s", f->name);
+		first = false;
+	}
+	out_arr_end(o);
+}
+
+void print_qp_full(struct out *o, const struct ft_qp_rec *r)
+{
+	char buf[FT_FMT_LEN];
+	bool kernel = r->flags & FABTRACE_QP_FLAGS_KERNEL;
+
+	out_obj_begin(o, NULL);
+	out_str(o, PRINT_ANY, "dev", "%s", r->dev);
+	out_u64(o, PRINT_JSON, "dev_index", NULL, r->dev_index);
+	out_u64(o, PRINT_ANY, "qpn", " qpn %llu", r->qpn);
+	out_str(o, PRINT_ANY, "type", " type %s",
+		kw_text(ft_kw_qp_type, r->type, buf, sizeof(buf)));
+	out_str(o, PRINT_ANY, "state", " state %s",
+		kw_text(ft_kw_qp_state, r->state, buf, sizeof(buf)));
+	if (r->have & FT_QP_HAVE_PORT)
+		out_u64(o, PRINT_ANY, "port", " port %llu", r->port);
+	out_text(o, "\n   ");
+	if (r->have & FT_QP_HAVE_RQPN)
+		out_u64(o, PRINT_ANY, "remote_qpn", " rqpn %llu", r->remote_qpn);
+	if (r->have & FT_QP_HAVE_PEER)
+		out_str(o, PRINT_ANY, "peer", " peer %s",
+			fmt_gid(buf, sizeof(buf), r->peer));
+	out_u64(o, PRINT_ANY, "tclass", " tclass %llu", r->tclass);
+	out_u64(o, PRINT_ANY, "sl", " sl %llu", r->sl);
+	out_text(o, "\n   ");
+	/* kernel consumers have no process: name them as rdma(8) does */
+	out_u64(o, kernel ? PRINT_JSON : PRINT_ANY, "pid", " pid %llu", r->pid);
+	out_str(o, PRINT_ANY, "comm", kernel ? " comm [%s]" : " comm %s", r->comm);
+	out_time(o, PRINT_ANY, "create_time", " created %s", r->create_time);
+	if (r->have & FT_QP_HAVE_DTIME)
+		out_time(o, PRINT_ANY, "destroy_time", " destroyed %s",
+			 r->destroy_time);
+	print_flags(o, r->flags);
+	out_text(o, "\n");
+	print_traffic(o, "tx", "    ", &r->tx);
+	print_traffic(o, "rx", "    ", &r->rx);
+	print_cong(o, "    ", &r->cong);
+	out_text(o, "\n");
+	out_obj_end(o);
+}
+
+#define QP_ROW_FMT "%-8s %8s %-5s %-9s %7s %-15s %-21s %8s %9s %8s %9s %6s %6s %6s %6s\n"
+
+void print_qp_header(struct out *o)
+{
+	out_text(o, QP_ROW_FMT, "DEV", "QPN", "TYPE", "STATE", "PID", "COMM",
+		 "PEER", "TX-PKTS", "TX-BYTES", "RX-PKTS", "RX-BYTES", "CE",
+		 "CNP", "NAK", "RETX");
+}
+
+void print_qp_row(struct out *o, const struct ft_qp_rec *r)
+{
+	char qpn[16], tbuf[16], sbuf[16], pid[16], comm[FT_COMM_LEN + 2];
+	char peer[FT_FMT_LEN], txp[FT_FMT_LEN], txb[FT_FMT_LEN];
+	char rxp[FT_FMT_LEN], rxb[FT_FMT_LEN], ce[FT_FMT_LEN];
+	char cnp[FT_FMT_LEN], nak[FT_FMT_LEN], retx[FT_FMT_LEN];
+	bool kernel = r->flags & FABTRACE_QP_FLAGS_KERNEL;
+	bool human = !out_numeric(o);
+
+	const char *type, *state;
+
+	snprintf(qpn, sizeof(qpn), "%u", r->qpn);
+	type = kw_text(ft_kw_qp_type, r->type, tbuf, sizeof(tbuf));
+	if (r->flags & FABTRACE_QP_FLAGS_DESTROYED)
+		state = "destroyed";
+	else
+		state = kw_text(ft_kw_qp_state, r->state, sbuf, sizeof(sbuf));
+	if (kernel)
+		snprintf(pid, sizeof(pid), "-");
+	else
+		snprintf(pid, sizeof(pid), "%u", r->pid);
+	snprintf(comm, sizeof(comm), kernel ? "[%s]" : "%s", r->comm);
+	fmt_peer(peer, sizeof(peer), (r->have & FT_QP_HAVE_PEER) ? r->peer : NULL,
+		 r->have & FT_QP_HAVE_RQPN, r->remote_qpn);
+	if (human) {
+		fmt_count(txp, sizeof(txp), r->tx.v[FABTRACE_A_TRAFFIC_PACKETS]);
+		fmt_bytes(txb, sizeof(txb), r->tx.v[FABTRACE_A_TRAFFIC_BYTES]);
+		fmt_count(rxp, sizeof(rxp), r->rx.v[FABTRACE_A_TRAFFIC_PACKETS]);
+		fmt_bytes(rxb, sizeof(rxb), r->rx.v[FABTRACE_A_TRAFFIC_BYTES]);
+		fmt_count(ce, sizeof(ce), r->cong.v[FABTRACE_A_CONG_RX_CE]);
+		fmt_count(cnp, sizeof(cnp), ft_qp_cnp(r));
+		fmt_count(nak, sizeof(nak), ft_qp_nak(r));
+		fmt_count(retx, sizeof(retx), r->cong.v[FABTRACE_A_CONG_RETRANSMITS]);
+	} else {
+		snprintf(txp, sizeof(txp), "%llu",
+			 (unsigned long long)r->tx.v[FABTRACE_A_TRAFFIC_PACKETS]);
+		snprintf(txb, sizeof(txb), "%llu",
+			 (unsigned long long)r->tx.v[FABTRACE_A_TRAFFIC_BYTES]);
+		snprintf(rxp, sizeof(rxp), "%llu",
+			 (unsigned long long)r->rx.v[FABTRACE_A_TRAFFIC_PACKETS]);
+		snprintf(rxb, sizeof(rxb), "%llu",
+			 (unsigned long long)r->rx.v[FABTRACE_A_TRAFFIC_BYTES]);
+		snprintf(ce, sizeof(ce), "%llu",
+			 (unsigned long long)r->cong.v[FABTRACE_A_CONG_RX_CE]);
+		snprintf(cnp, sizeof(cnp), "%llu", (unsigned long long)ft_qp_cnp(r));
+		snprintf(nak, sizeof(nak), "%llu", (unsigned long long)ft_qp_nak(r));
+		snprintf(retx, sizeof(retx), "%llu",
+			 (unsigned long long)r->cong.v[FABTRACE_A_CONG_RETRANSMITS]);
+	}
+	out_text(o, QP_ROW_FMT, r->dev, qpn, type, state, pid, comm, peer,
+		 txp, txb, rxp, rxb, ce, cnp, nak, retx);
+}
+
+static void print_port(struct out *o, const struct ft_port *p)
+{
+	char buf[FT_FMT_LEN];
+
+	out_obj_begin(o, NULL);
+	out_u64(o, PRINT_ANY, "port", "    port %llu", p->index);
+	if (p->have & FT_PORT_HAVE_STATE)
+		out_str(o, PRINT_ANY, "state", " state %s",
+			kw_text(ft_kw_port_state, p->state, buf, sizeof(buf)));
+	if (p->have & FT_PORT_HAVE_PHYS)
+		out_str(o, PRINT_ANY, "phys_state", " phys %s",
+			kw_text(ft_kw_phys_state, p->phys_state, buf, sizeof(buf)));
+	if (p->have & FT_PORT_HAVE_MTU)
+		out_u64(o, PRINT_ANY, "mtu", " mtu %llu", p->mtu);
+	if (p->have & FT_PORT_HAVE_LL)
+		out_str(o, PRINT_ANY, "link_layer", " link_layer %s",
+			kw_text(ft_kw_link_layer, p->link_layer, buf, sizeof(buf)));
+	if (p->have & FT_PORT_HAVE_NETDEV)
+		out_str(o, PRINT_ANY, "netdev", " netdev %s", p->netdev);
+	if (p->have & FT_PORT_HAVE_IFINDEX)
+		out_u64(o, PRINT_ANY, "ifindex", " (ifindex %llu)", p->ifindex);
+	out_text(o, "\n");
+	out_obj_end(o);
+}
+
+void print_dev(struct out *o, const struct ft_dev_rec *r, int stats)
+{
+	char buf[FT_FMT_LEN];
+	unsigned int i;
+
+	out_obj_begin(o, NULL);
+	out_u64(o, PRINT_ANY, "index", "%llu: ", r->index);
+	out_str(o, PRINT_ANY, "name", "%s", r->name);
+	out_str(o, PRINT_ANY, "driver", "  driver %s", r->driver);
+	out_str(o, PRINT_ANY, "node_guid", "  node_guid %s",
+		fmt_guid(buf, sizeof(buf), r->node_guid));
+	out_u64(o, PRINT_ANY, "qps", "  qps %llu", r->qps);
+	out_u64(o, PRINT_ANY, "retained", " retained %llu", r->retained);
+	out_bool(o, PRINT_JSON, "hooked", NULL, r->hooked);
+	/* an untapped device counts nothing: say so where it shows */
+	if (!r->hooked)
+		out_text(o, "  (not hooked)");
+	out_text(o, "\n");
+	out_arr_begin(o, "ports");
+	for (i = 0; i < r->nports; i++)
+		print_port(o, &r->ports[i]);
+	out_arr_end(o);
+	if (stats || out_is_json(o)) {
+		print_traffic(o, "tx", "    ", &r->tx);
+		print_traffic(o, "rx", "    ", &r->rx);
+		out_u64(o, PRINT_ANY, "unknown_tx", "    unknown_tx %llu", r->unknown_tx);
+		out_u64(o, PRINT_ANY, "unknown_rx", " unknown_rx %llu", r->unknown_rx);
+		out_u64(o, PRINT_ANY, "malformed", " malformed %llu", r->malformed);
+		out_bool(o, PRINT_FP, NULL, " hooked %s", r->hooked);
+		out_text(o, "\n");
+	} else {
+		out_count(o, PRINT_FP, NULL, "    tx packets %s",
+			  r->tx.v[FABTRACE_A_TRAFFIC_PACKETS]);
+		out_bytes(o, PRINT_FP, NULL, " bytes %s",
+			  r->tx.v[FABTRACE_A_TRAFFIC_BYTES]);
+		out_count(o, PRINT_FP, NULL, "  rx packets %s",
+			  r->rx.v[FABTRACE_A_TRAFFIC_PACKETS]);
+		out_bytes(o, PRINT_FP, NULL, " bytes %s\n",
+			  r->rx.v[FABTRACE_A_TRAFFIC_BYTES]);
+	}
+	out_obj_end(o);
+}
+
+void print_stats(struct out *o, const struct ft_stats_rec *r)
+{
+	unsigned int i;
+	bool first = true;
+
+	out_obj_begin(o, NULL);
+	for (i = 1; i <= FABTRACE_A_STATS_MAX; i++) {
+		if (!ft_stats_keys[i] || !(r->have & (1ull << i)))
+			continue;
+		out_text(o, "%s%s ", first ? "" : " ", ft_stats_keys[i]);
+		out_u64(o, PRINT_ANY, ft_stats_keys[i], "%llu", r->v[i]);
+		first = false;
+		/* three lines: table, accounting health, events */
+		if (i == FABTRACE_A_STATS_ENTRY_SIZE || i == FABTRACE_A_STATS_HOOK_MISSED) {
+			out_text(o, "\n");
+			first = true;
+		}
+	}
+	out_text(o, "\n");
+	out_obj_end(o);
+}
+
+static bool kind_has_count(uint32_t kind)
+{
+	return kind != FABTRACE_EVENT_KIND_QP_CREATE &&
+	       kind != FABTRACE_EVENT_KIND_QP_DESTROY;
+}
+
+static void print_event_json(struct out *o, const struct ft_event_rec *e)
+{
+	char buf[FT_FMT_LEN];
+
+	out_obj_begin(o, NULL);
+	if (e->have & FT_EV_HAVE_SEQ)
+		out_u64(o, PRINT_JSON, "seq", NULL, e->seq);
+	out_u64(o, PRINT_JSON, "time", NULL, e->time);
+	out_str(o, PRINT_JSON, "kind", NULL,
+		kw_text(ft_kw_event, e->kind, buf, sizeof(buf)));
+	if (e->have & FT_EV_HAVE_DEV)
+		out_str(o, PRINT_JSON, "dev", NULL, e->dev);
+	if (e->have & FT_EV_HAVE_DEV_INDEX)
+		out_u64(o, PRINT_JSON, "dev_index", NULL, e->dev_index);
+	if (e->have & FT_EV_HAVE_QPN)
+		out_u64(o, PRINT_JSON, "qpn", NULL, e->qpn);
+	if (e->have & FT_EV_HAVE_RQPN)
+		out_u64(o, PRINT_JSON, "remote_qpn", NULL, e->remote_qpn);
+	if (e->have & FT_EV_HAVE_PEER)
+		out_str(o, PRINT_JSON, "peer", NULL, fmt_gid(buf, sizeof(buf), e->peer));
+	if (e->have & FT_EV_HAVE_PID)
+		out_u64(o, PRINT_JSON, "pid", NULL, e->pid);
+	if (e->have & FT_EV_HAVE_COMM)
+		out_str(o, PRINT_JSON, "comm", NULL, e->comm);
+	if (e->have & FT_EV_HAVE_COUNT)
+		out_u64(o, PRINT_JSON, "count", NULL, e->count);
+	if (e->have & FT_EV_HAVE_SUPPRESSED)
+		out_u64(o, PRINT_JSON, "suppressed", NULL, e->suppressed);
+	if (e->have & FT_EV_HAVE_TX)
+		print_traffic(o, "tx", "", &e->tx);
+	if (e->have & FT_EV_HAVE_RX)
+		print_traffic(o, "rx", "", &e->rx);
+	if (e->have & FT_EV_HAVE_CONG)
+		print_cong(o, "", &e->cong);
+	out_obj_end(o);
+}
+
+void print_event(struct out *o, const struct ft_event_rec *e)
+{
+	char buf[FT_FMT_LEN], t[FT_FMT_LEN];
+	FILE *fp = out_fp(o);
+
+	if (out_is_json(o)) {
+		print_event_json(o, e);
+		return;
+	}
+	fputs(fmt_time(t, sizeof(t), e->time, 6), fp);
+	if (e->kind == FABTRACE_EVENT_KIND_DROPPED) {
+		fprintf(fp, " dropped count %llu\n", (unsigned long long)e->count);
+		fflush(fp);
+		return;
+	}
+	if (e->have & FT_EV_HAVE_DEV)
+		fprintf(fp, " dev %s", e->dev);
+	if (e->have & FT_EV_HAVE_QPN)
+		fprintf(fp, " qpn %u", e->qpn);
+	fprintf(fp, " %s", kw_text(ft_kw_event, e->kind, buf, sizeof(buf)));
+	if (kind_has_count(e->kind))
+		fprintf(fp, " count %llu", (unsigned long long)e->count);
+	if (e->have & FT_EV_HAVE_PEER)
+		fprintf(fp, " peer %s", fmt_gid(buf, sizeof(buf), e->peer));
+	if (e->have & FT_EV_HAVE_RQPN)
+		fprintf(fp, " rqpn %u", e->remote_qpn);
+	if ((e->have & FT_EV_HAVE_PID) && e->pid)
+		fprintf(fp, " pid %u", e->pid);
+	if (e->comm[0])
+		fprintf(fp, (e->have & FT_EV_HAVE_PID) && !e->pid ?
+			" comm [%s]" : " comm %s", e->comm);
+	if (e->suppressed)
+		fprintf(fp, " suppressed %llu", (unsigned long long)e->suppressed);
+	if (e->kind == FABTRACE_EVENT_KIND_QP_DESTROY &&
+	    (e->have & (FT_EV_HAVE_TX | FT_EV_HAVE_RX))) {
+		out_count(o, PRINT_FP, NULL, " tx packets %s",
+			  e->tx.v[FABTRACE_A_TRAFFIC_PACKETS]);
+		out_bytes(o, PRINT_FP, NULL, " bytes %s",
+			  e->tx.v[FABTRACE_A_TRAFFIC_BYTES]);
+		out_count(o, PRINT_FP, NULL, " rx packets %s",
+			  e->rx.v[FABTRACE_A_TRAFFIC_PACKETS]);
+		out_bytes(o, PRINT_FP, NULL, " bytes %s",
+			  e->rx.v[FABTRACE_A_TRAFFIC_BYTES]);
+	}
+	fputc('\n', fp);
+	fflush(fp);
+}

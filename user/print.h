@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Printing of records the commands share: counters, QPs, devices, events. */
+#ifndef _FABTRACE_PRINT_H
+#define _FABTRACE_PRINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rec.h"
+
+struct out;
+struct kw;
+
+/* The name of @val in @table, or its decimal value (a newer kernel's). */
+const char *kw_text(const struct kw *table, uint32_t val, char *buf, size_t len);
+
+/* One direction's counters: "<indent>tx: packets 1 bytes 2 ..." / {"tx": {...}}. */
+void print_traffic(struct out *o, const char *key, const char *indent,
+		   const struct ft_traffic *t);
+/* Congestion counters, NAKs by syndrome and the last_* times (when set). */
+void print_cong(struct out *o, const char *indent, const struct ft_cong *c);
+
+/* Every field of a QP: a JSON object, or the multi-line text block of -s. */
+void print_qp_full(struct out *o, const struct ft_qp_rec *r);
+/* The table header and one table row (text only). */
+void print_qp_header(struct out *o);
+void print_qp_row(struct out *o, const struct ft_qp_rec *r);
+
+/* A device: JSON object, or its text block (@stats: every counter). */
+void print_dev(struct out *o, const struct ft_dev_rec *r, int stats);
+
+/* Module statistics: JSON object or three text lines. */
+void print_stats(struct out *o, const struct ft_stats_rec *r);
+
+/* One event: a JSON line or one text line. */
+void print_event(struct out *o, const struct ft_event_rec *e);
+
+#endif /* _FABTRACE_PRINT_H */

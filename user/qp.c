@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0
+/* fabtrace qp: list QPs with their counters, and reset counters. */
+
+#include <errno.h>
+#include <linux/genetlink.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "ft.h"
+#include "objects.h"
+#include "parse.h"
+#include "print.h"
+#include "qpset.h"
+#include "util.h"
+
+static void qp_usage(FILE *fp)
+{
+	fprintf(fp,
+		"Usage: fabtrace qp [ show ] [ dev DEV ] [ qpn LIST ] [ pid PID ] [ type TYPE ]\n"
+		"                            [ state STATE ] [ congested ] [ destroyed ]\n"
+		"                            [ sort KEY ] [ limit N ]\n"
+		"       fabtrace qp reset [ dev DEV [ qpn QPN ] ]\n"
+		"       fabtrace qp help\n"
+		"where  LIST  := { QPN | QPN-QPN }[,LIST]     QPN: decimal, 0..16777215\n"
+		"       TYPE  := { rc | uc | ud | gsi | smi | xrc_ini | xrc_tgt | raw_packet |\n"
+		"                  raw_ipv6 | raw_ethertype | driver }\n"
+		"       STATE := { reset | init | rtr | rts | sqd | sqe | err }\n"
+		"       KEY   := { qpn | tx-bytes | rx-bytes | tx-pkts | rx-pkts | ce | cnp |\n"
+		"                  nak | retrans | timeouts }\n"
+		"\n"
+		"show lists QPs that match every filter given; congested and destroyed keep\n"
+		"QPs with that flag.  A device and a single QP number ask for that QP\n"
+		"alone (an error if it does not exist); anything else is a dump.  Each\n"
+		"range of LIST is its own kernel-filtered dump, in ascending order.\n"
+		"Without sort or limit, QPs stream in kernel order: by device, then by QP\n"
+		"number, live QPs before destroyed ones.  sort qpn orders by device and QP\n"
+		"number; the counter keys sort descending (cnp and nak: sent + received);\n"
+		"limit N keeps the first N after sorting.  -s prints every counter of each\n"
+		"QP, -j a JSON array with every counter, -n exact numbers in the table.\n"
+		"\n"
+		"reset zeroes the counters of one QP, of every QP of a device, or of every\n"
+		"QP (no argument); it needs CAP_NET_ADMIN.\n"
+		"\n"
+		"Examples:\n"
+		"  fabtrace qp\n"
+		"  fabtrace qp show dev rxe0 qpn 17\n"
+		"  fabtrace qp show qpn 1,3,10-20 congested\n"
+		"  fabtrace qp show type rc state rts sort tx-bytes limit 10\n"
+		"  fabtrace -s qp show dev rxe0 sort retrans limit 5\n"
+		"  fabtrace -j -p qp show pid 4242\n"
+		"  fabtrace qp reset dev rxe0 qpn 17\n");
+}
+
+static int qp_help(struct ft *ft, int argc, char **argv)
+{
+	(void)ft;
+	(void)argc;
+	(void)argv;
+	qp_usage(stdout);
+	return 0;
+}
+
+/* --- show: arguments -------------------------------------------------------- */
+
+#define SHOW_CTX	"qp show"
+#define QP_HELP		"fabtrace qp help"
+
+int qp_parse_show(int argc, char **argv, struct qp_query *q)
+{
+	char list[256];
+	const char *v, *why;
+
+	memset(q, 0, sizeof(*q));
+	while (argc > 0) {
+		const char *key = argv[0];
+
+		if (!strcmp(key, "help")) {
+			qp_query_free(q);
+			return ARGS_HELP;
+		} else if (!strcmp(key, "congested") || !strcmp(key, "destroyed")) {
+			uint32_t f = key[0] == 'c' ? FABTRACE_QP_FLAGS_CONGESTED :
+						     FABTRACE_QP_FLAGS_DESTROYED;
+
+			if (q->match_flags & f)
+				goto twice;
+			q->match_flags |= f;
+			argc--;
+			argv++;
+			continue;
+		}
+		if (strcmp(key, "dev") && strcmp(key, "qpn") && strcmp(key, "pid") &&
+		    strcmp(key, "type") && strcmp(key, "state") &&
+		    strcmp(key, "sort") && strcmp(key, "limit")) {
+			arg_unknown(SHOW_CTX, key, QP_HELP);
+			goto err;
+		}
+		v = arg_value(&argc, &argv, SHOW_CTX);
+		if (!v)
+			goto err;
+		if (!strcmp(key, "dev")) {
+			if (q->dev)
+				goto twice;
+			if (!*v || strlen(v) >= FT_NAME_LEN) {
+				arg_invalid(SHOW_CTX, key, v, "not a device name");
+				goto err;
+			}
+			q->dev = v;
+		} else if (!strcmp(key, "qpn")) {
+			if (q->ranges)
+				goto twice;
+			why = parse_qpn_list(v, &q->ranges, &q->nranges);
+			if (why) {
+				arg_invalid(SHOW_CTX, key, v, why);
+				goto err;
+			}
+		} else if (!strcmp(key, "pid")) {
+			if (q->has_pid)
+				goto twice;
+			if (parse_u32(v, UINT32_MAX, &q->pid)) {
+				arg_invalid(SHOW_CTX, key, v, "not a decimal process id");
+				goto err;
+			}
+			q->has_pid = true;
+		} else if (!strcmp(key, "type")) {
+			if (q->has_type)
+				goto twice;
+			if (kw_lookup(ft_kw_qp_type, v, &q->type)) {
+				arg_invalid(SHOW_CTX, key, v,
+					    kw_expect(ft_kw_qp_type, list, sizeof(list)));
+				goto err;
+			}
+			q->has_type = true;
+		} else if (!strcmp(key, "state")) {
+			if (q->has_state)
+				goto twice;
+			if (kw_lookup(ft_kw_qp_state, v, &q->state)) {
+				arg_invalid(SHOW_CTX, key, v,
+					    kw_expect(ft_kw_qp_state, list, sizeof(list)));
+				goto err;
+			}
+			q->has_state = true;
+		} else if (!strcmp(key, "sort")) {
+			uint32_t s;
+
+			if (q->has_sort)
+				goto twice;
+			if (kw_lookup(ft_kw_qp_sort, v, &s)) {
+				arg_invalid(SHOW_CTX, key, v,
+					    kw_expect(ft_kw_qp_sort, list, sizeof(list)));
+				goto err;
+			}
+			q->sort = s;
+			q->has_sort = true;
+		} else {
+			if (q->has_limit)
+				goto twice;
+			if (parse_u32(v, UINT32_MAX, &q->limit) || !q->limit) {
+				arg_invalid(SHOW_CTX, key, v, "not a number from 1");
+				goto err;
+			}
+			q->has_limit = true;
+		}
+		continue;
+twice:
+		arg_twice(SHOW_CTX, key);
+		goto err;
+	}
+	return 0;
+
+err:
+	qp_query_free(q);
+	return -1;
+}
+
+void qp_query_free(struct qp_query *q)
+{
+	free(q->ranges);
+	q->ranges = NULL;
+	q->nranges = 0;
+}
+
+bool qp_query_is_do(const struct qp_query *q)
+{
+	return q->dev && q->nranges == 1 && q->ranges[0].min == q->ranges[0].max &&
+	       !q->has_pid && !q->has_type && !q->has_state && !q->match_flags;
+}
+
+/* --- show: the dump ----------------------------------------------------------- */
+
+struct qp_key {
+	uint32_t dev_index, qpn;
+	uint64_t create_time;
+};
+
+struct qp_show {
+	struct ft *ft;
+	const struct qp_query *q;
+	const struct qpn_range *range;	/* of the running dump, NULL: all */
+	bool collect;			/* sort or limit: print at the end */
+	struct qpset set;
+	struct ft_qp_rec one;
+	bool header;
+	/*
+	 * Streamed QPs cannot be taken back when a dump turns out interrupted:
+	 * the retry prints only those not printed yet, by entry key.
+	 */
+	struct qp_key *seen;
+	size_t nseen, cap_seen, nsorted;
+};
+
+static int key_cmp(const void *pa, const void *pb)
+{
+	const struct qp_key *a = pa, *b = pb;
+
+	if (a->dev_index != b->dev_index)
+		return a->dev_index < b->dev_index ? -1 : 1;
+	if (a->qpn != b->qpn)
+		return a->qpn < b->qpn ? -1 : 1;
+	if (a->create_time != b->create_time)
+		return a->create_time < b->create_time ? -1 : 1;
+	return 0;
+}
+
+/* True if @r was printed by an earlier run of this dump; else remember it. */
+static bool seen_before(struct qp_show *s, const struct ft_qp_rec *r)
+{
+	struct qp_key k = { r->dev_index, r->qpn, r->create_time };
+
+	if (s->nsorted && bsearch(&k, s->seen, s->nsorted, sizeof(k), key_cmp))
+		return true;
+	if (s->nseen == s->cap_seen) {
+		s->cap_seen = s->cap_seen ? 2 * s->cap_seen : 1024;
+		s->seen = xrealloc(s->seen, s->cap_seen * sizeof(*s->seen));
+	}
+	s->seen[s->nseen++] = k;
+	return false;
+}
+
+static void show_restart(void *data)
+{
+	struct qp_show *s = data;
+
+	if (s->collect) {
+		qpset_clear(&s->set);
+		return;
+	}
+	qsort(s->seen, s->nseen, sizeof(*s->seen), key_cmp);
+	s->nsorted = s->nseen;
+}
+
+static void show_one(struct qp_show *s, const struct ft_qp_rec *r)
+{
+	struct out *o = s->ft->out;
+
+	if (s->ft->json || s->ft->stats) {
+		print_qp_full(o, r);
+		return;
+	}
+	if (!s->header) {
+		print_qp_header(o);
+		s->header = true;
+	}
+	print_qp_row(o, r);
+}
+
+static bool is_cmd(const struct nlmsghdr *nlh, uint8_t cmd)
+{
+	const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
+
+	return mnl_nlmsg_get_payload_len(nlh) >= sizeof(*g) && g->cmd == cmd;
+}
+
+static int show_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct qp_show *s = data;
+	struct ft_qp_rec *r;
+
+	if (!is_cmd(nlh, FABTRACE_CMD_QP_GET))
+		return MNL_CB_OK;
+	r = s->collect ? qpset_add(&s->set) : &s->one;
+	if (ft_parse_qp(nlh, r)) {
+		if (s->collect)
+			s->set.n--;
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	if (s->collect || seen_before(s, r))
+		return MNL_CB_OK;
+	show_one(s, r);
+	return MNL_CB_OK;
+}
+
+static void put_filters(struct nlmsghdr *nlh, const struct qp_query *q,
+			const struct qpn_range *range)
+{
+	if (q->dev)
+		mnl_attr_put_strz(nlh, FABTRACE_A_QP_DEV_NAME, q->dev);
+	if (range) {
+		mnl_attr_put_u32(nlh, FABTRACE_A_QP_QPN_MIN, range->min);
+		mnl_attr_put_u32(nlh, FABTRACE_A_QP_QPN_MAX, range->max);
+	}
+	if (q->has_pid)
+		mnl_attr_put_u32(nlh, FABTRACE_A_QP_PID, q->pid);
+	if (q->has_type)
+		mnl_attr_put_u32(nlh, FABTRACE_A_QP_TYPE, q->type);
+	if (q->has_state)
+		mnl_attr_put_u32(nlh, FABTRACE_A_QP_STATE, q->state);
+	if (q->match_flags)
+		mnl_attr_put_u32(nlh, FABTRACE_A_QP_MATCH_FLAGS, q->match_flags);
+}
+
+static struct nlmsghdr *show_build(struct nl *nl, void *data)
+{
+	struct qp_show *s = data;
+	struct nlmsghdr *nlh = nl_req(nl, FABTRACE_CMD_QP_GET, true);
+
+	put_filters(nlh, s->q, s->range);
+	return nlh;
+}
+
+static int show_print_all(struct qp_show *s)
+{
+	size_t i;
+
+	qpset_sort(&s->set, s->q->has_sort ? s->q->sort : QP_SORT_QPN,
+		   s->q->has_limit ? s->q->limit : 0);
+	for (i = 0; i < s->set.n; i++)
+		show_one(s, s->set.v[i]);
+	return 0;
+}
+
+static int qp_show(struct ft *ft, int argc, char **argv)
+{
+	struct qp_show s = { .ft = ft };
+	struct qp_query q;
+	struct nl *nl;
+	int ret = -1;
+	size_t i;
+
+	ret = qp_parse_show(argc, argv, &q);
+	if (ret == ARGS_HELP)
+		return qp_help(ft, 0, NULL);
+	if (ret)
+		return -1;
+	ret = -1;
+	s.q = &q;
+	s.collect = q.has_sort || q.has_limit;
+	nl = ft_nl(ft);
+	if (!nl)
+		goto out;
+	if (ft->json)
+		out_list_begin(ft->out);
+
+	if (qp_query_is_do(&q)) {
+		struct nlmsghdr *nlh = nl_req(nl, FABTRACE_CMD_QP_GET, false);
+
+		mnl_attr_put_strz(nlh, FABTRACE_A_QP_DEV_NAME, q.dev);
+		mnl_attr_put_u32(nlh, FABTRACE_A_QP_QPN, q.ranges[0].min);
+		if (nl_do(nl, nlh, show_cb, &s, "qp show"))
+			goto out;
+	} else {
+		if (!nl_supports(nl, FABTRACE_CMD_QP_GET, GENL_CMD_CAP_DUMP)) {
+			ft_err("the loaded fabtrace module cannot list QPs");
+			goto out;
+		}
+		if (q.dev && ft_check_dev(ft, q.dev))
+			goto out;
+		for (i = 0; i < (q.ranges ? q.nranges : 1); i++) {
+			s.range = q.ranges ? &q.ranges[i] : NULL;
+			if (nl_dump(nl, show_build, show_cb, show_restart, &s,
+				    "qp show"))
+				goto out;
+		}
+	}
+	if (s.collect)
+		show_print_all(&s);
+	if (ft->json)
+		out_list_end(ft->out);
+	ret = 0;
+out:
+	qpset_free(&s.set);
+	free(s.seen);
+	qp_query_free(&q);
+	return ret;
+}
+
+/* --- reset -------------------------------------------------------------------- */
+
+#define RESET_CTX	"qp reset"
+
+static int qp_reset(struct ft *ft, int argc, char **argv)
+{
+	const char *dev = NULL, *qpn_s = NULL, *v;
+	struct nlmsghdr *nlh;
+	struct nl *nl;
+	uint32_t qpn = 0;
+
+	while (argc > 0) {
+		const char *key = argv[0];
+
+		if (!strcmp(key, "help"))
+			return qp_help(ft, 0, NULL);
+		if (strcmp(key, "dev") && strcmp(key, "qpn"))
+			return arg_unknown(RESET_CTX, key, QP_HELP);
+		v = arg_value(&argc, &argv, RESET_CTX);
+		if (!v)
+			return -1;
+		if (!strcmp(key, "dev")) {
+			if (dev)
+				return arg_twice(RESET_CTX, key);
+			if (!*v || strlen(v) >= FT_NAME_LEN)
+				return arg_invalid(RESET_CTX, key, v, "not a device name");
+			dev = v;
+		} else {
+			if (qpn_s)
+				return arg_twice(RESET_CTX, key);
+			if (parse_u32(v, FT_QPN_MAX, &qpn))
+				return arg_invalid(RESET_CTX, key, v,
+						   "not a decimal QP number (0..16777215)");
+			qpn_s = v;
+		}
+	}
+	if (qpn_s && !dev) {
+		ft_err("%s: \"qpn\" needs \"dev\"", RESET_CTX);
+		return -1;
+	}
+	nl = ft_nl(ft);
+	if (!nl)
+		return -1;
+	if (!nl_supports(nl, FABTRACE_CMD_QP_RESET, GENL_CMD_CAP_DO)) {
+		ft_err("the loaded fabtrace module cannot reset counters");
+		return -1;
+	}
+	nlh = nl_req(nl, FABTRACE_CMD_QP_RESET, false);
+	if (dev)
+		mnl_attr_put_strz(nlh, FABTRACE_A_QP_DEV_NAME, dev);
+	if (qpn_s)
+		mnl_attr_put_u32(nlh, FABTRACE_A_QP_QPN, qpn);
+	return nl_do(nl, nlh, NULL, NULL, RESET_CTX);
+}
+
+static const struct cmd qp_cmds[] = {
+	{ "show", qp_show },
+	{ "reset", qp_reset },
+	{ "help", qp_help },
+	{ NULL, NULL }
+};
+
+int do_qp(struct ft *ft, int argc, char **argv)
+{
+	return cmd_dispatch(ft, qp_cmds, "qp command", QP_HELP, argc, argv);
+}

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A growable set of QP records, and sorting it by the keys "qp show" offers. */
+
+#include <stdlib.h>
+
+#include "parse.h"
+#include "qpset.h"
+#include "util.h"
+
+#define QPSET_CHUNK	1024
+
+const struct kw ft_kw_qp_sort[] = {
+	{ "qpn", QP_SORT_QPN },
+	{ "tx-bytes", QP_SORT_TX_BYTES },
+	{ "rx-bytes", QP_SORT_RX_BYTES },
+	{ "tx-pkts", QP_SORT_TX_PKTS },
+	{ "rx-pkts", QP_SORT_RX_PKTS },
+	{ "ce", QP_SORT_CE },
+	{ "cnp", QP_SORT_CNP },
+	{ "nak", QP_SORT_NAK },
+	{ "retrans", QP_SORT_RETRANS },
+	{ "timeouts", QP_SORT_TIMEOUTS },
+	{ NULL, 0 }
+};
+
+struct ft_qp_rec *qpset_add(struct qpset *s)
+{
+	size_t chunk = s->n / QPSET_CHUNK;
+
+	if (chunk == s->nchunks) {
+		s->chunks = xrealloc(s->chunks, (s->nchunks + 1) * sizeof(*s->chunks));
+		s->chunks[s->nchunks++] = xmalloc(QPSET_CHUNK * sizeof(struct ft_qp_rec));
+	}
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : QPSET_CHUNK;
+		s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
+	}
+	/* slots are handed out in order, so slot n is chunk n / CHUNK */
+	s->v[s->n] = &s->chunks[chunk][s->n % QPSET_CHUNK];
+	return s->v[s->n++];
+}
+
+void qpset_clear(struct qpset *s)
+{
+	s->n = 0;
+}
+
+void qpset_free(struct qpset *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nchunks; i++)
+		free(s->chunks[i]);
+	free(s->chunks);
+	free(s->v);
+	*s = (struct qpset){ 0 };
+}
+
+int qp_key_cmp(const struct ft_qp_rec *a, const struct ft_qp_rec *b)
+{
+	if (a->dev_index != b->dev_index)
+		return a->dev_index < b->dev_index ? -1 : 1;
+	if (a->qpn != b->qpn)
+		return a->qpn < b->qpn ? -1 : 1;
+	if (a->create_time != b->create_time)
+		return a->create_time < b->create_time ? -1 : 1;
+	return 0;
+}
+
+uint64_t qp_sort_value(const struct ft_qp_rec *r, enum qp_sort key)
+{
+	switch (key) {
+	case QP_SORT_TX_BYTES:
+		return r->tx.v[FABTRACE_A_TRAFFIC_BYTES];
+	case QP_SORT_RX_BYTES:
+		return r->rx.v[FABTRACE_A_TRAFFIC_BYTES];
+	case QP_SORT_TX_PKTS:
+		return r->tx.v[FABTRACE_A_TRAFFIC_PACKETS];
+	case QP_SORT_RX_PKTS:
+		return r->rx.v[FABTRACE_A_TRAFFIC_PACKETS];
+	case QP_SORT_CE:
+		return r->cong.v[FABTRACE_A_CONG_RX_CE];
+	case QP_SORT_CNP:
+		return ft_qp_cnp(r);
+	case QP_SORT_NAK:
+		return ft_qp_nak(r);
+	case QP_SORT_RETRANS:
+		return r->cong.v[FABTRACE_A_CONG_RETRANSMITS];
+	case QP_SORT_TIMEOUTS:
+		return r->cong.v[FABTRACE_A_CONG_TIMEOUTS];
+	case QP_SORT_QPN:
+		break;
+	}
+	return 0;
+}
+
+/* qsort() has no context argument: the key of the running sort. */
+static enum qp_sort sort_key;
+
+static int sort_cmp(const void *pa, const void *pb)
+{
+	const struct ft_qp_rec *a = *(struct ft_qp_rec *const *)pa;
+	const struct ft_qp_rec *b = *(struct ft_qp_rec *const *)pb;
+	uint64_t va, vb;
+
+	if (sort_key != QP_SORT_QPN) {
+		va = qp_sort_value(a, sort_key);
+		vb = qp_sort_value(b, sort_key);
+		if (va != vb)
+			return va > vb ? -1 : 1;
+	}
+	return qp_key_cmp(a, b);
+}
+
+void qpset_sort(struct qpset *s, enum qp_sort key, size_t limit)
+{
+	sort_key = key;
+	qsort(s->v, s->n, sizeof(*s->v), sort_cmp);
+	if (limit && s->n > limit)
+		s->n = limit;
+}

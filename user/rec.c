@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What the kernel sends, as plain C records, and the parsers that fill them. */
+
+#include <endian.h>
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+#include <string.h>
+
+#include "rec.h"
+
+const char *const ft_traffic_keys[FABTRACE_A_TRAFFIC_MAX + 1] = {
+	[FABTRACE_A_TRAFFIC_PACKETS] = "packets",
+	[FABTRACE_A_TRAFFIC_BYTES] = "bytes",
+	[FABTRACE_A_TRAFFIC_SEND] = "send",
+	[FABTRACE_A_TRAFFIC_WRITE] = "write",
+	[FABTRACE_A_TRAFFIC_READ_REQ] = "read_req",
+	[FABTRACE_A_TRAFFIC_READ_RESP] = "read_resp",
+	[FABTRACE_A_TRAFFIC_ATOMIC] = "atomic",
+	[FABTRACE_A_TRAFFIC_ACK] = "ack",
+	[FABTRACE_A_TRAFFIC_NAK] = "nak",
+	[FABTRACE_A_TRAFFIC_CNP] = "cnp",
+	[FABTRACE_A_TRAFFIC_OTHER] = "other",
+};
+
+const char *const ft_nak_keys[FABTRACE_A_NAK_MAX + 1] = {
+	[FABTRACE_A_NAK_PSN_SEQ] = "psn_seq",
+	[FABTRACE_A_NAK_RNR] = "rnr",
+	[FABTRACE_A_NAK_REM_ACCESS] = "rem_access",
+	[FABTRACE_A_NAK_INV_REQ] = "inv_req",
+	[FABTRACE_A_NAK_REM_OP] = "rem_op",
+	[FABTRACE_A_NAK_OTHER] = "other",
+};
+
+/* The two NAK nests are printed as nested objects, not from this table. */
+const char *const ft_cong_keys[FABTRACE_A_CONG_MAX + 1] = {
+	[FABTRACE_A_CONG_RX_ECT] = "rx_ect",
+	[FABTRACE_A_CONG_RX_CE] = "rx_ce",
+	[FABTRACE_A_CONG_RETRANSMITS] = "retransmits",
+	[FABTRACE_A_CONG_TIMEOUTS] = "timeouts",
+	[FABTRACE_A_CONG_RNR_TIMEOUTS] = "rnr_timeouts",
+	[FABTRACE_A_CONG_RX_DUP] = "rx_dup",
+	[FABTRACE_A_CONG_RX_OOS] = "rx_oos",
+	[FABTRACE_A_CONG_RETRY_EXHAUSTED] = "retry_exhausted",
+	[FABTRACE_A_CONG_ERRORS] = "errors",
+	[FABTRACE_A_CONG_LAST_CE] = "last_ce",
+	[FABTRACE_A_CONG_LAST_CNP] = "last_cnp",
+	[FABTRACE_A_CONG_LAST_NAK] = "last_nak",
+	[FABTRACE_A_CONG_LAST_RETRANSMIT] = "last_retransmit",
+	[FABTRACE_A_CONG_LAST_TIMEOUT] = "last_timeout",
+	[FABTRACE_A_CONG_LAST_RNR_TIMEOUT] = "last_rnr_timeout",
+};
+
+const char *const ft_stats_keys[FABTRACE_A_STATS_MAX + 1] = {
+	[FABTRACE_A_STATS_QPS] = "qps",
+	[FABTRACE_A_STATS_RETAINED] = "retained",
+	[FABTRACE_A_STATS_MAX_QPS] = "max_qps",
+	[FABTRACE_A_STATS_RETAIN_MS] = "retain_ms",
+	[FABTRACE_A_STATS_ENTRY_SIZE] = "entry_size",
+	[FABTRACE_A_STATS_OVERFLOW] = "overflow",
+	[FABTRACE_A_STATS_ALLOC_FAIL] = "alloc_fail",
+	[FABTRACE_A_STATS_MALFORMED] = "malformed",
+	[FABTRACE_A_STATS_UNKNOWN] = "unknown",
+	[FABTRACE_A_STATS_HOOK_MISSED] = "hook_missed",
+	[FABTRACE_A_STATS_EVENTS_SENT] = "events_sent",
+	[FABTRACE_A_STATS_EVENTS_SUPPRESSED] = "events_suppressed",
+	[FABTRACE_A_STATS_EVENTS_LOST] = "events_lost",
+	[FABTRACE_A_STATS_GENERATION] = "generation",
+};
+
+/*
+ * Value readers that accept only the sizes the type may have.  Counters take
+ * 4 or 8 bytes, so a kernel that moves them to the variable-size "uint"
+ * netlink type still reads right.  A pad attribute has no payload and so is
+ * skipped by every reader.
+ */
+static bool get_uint(const struct nlattr *a, uint64_t *v)
+{
+	switch (mnl_attr_get_payload_len(a)) {
+	case sizeof(uint64_t):
+		*v = mnl_attr_get_u64(a);
+		return true;
+	case sizeof(uint32_t):
+		*v = mnl_attr_get_u32(a);
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool get_u32(const struct nlattr *a, uint32_t *v)
+{
+	if (mnl_attr_get_payload_len(a) != sizeof(uint32_t))
+		return false;
+	*v = mnl_attr_get_u32(a);
+	return true;
+}
+
+static bool get_str(const struct nlattr *a, char *buf, size_t len)
+{
+	const char *s = mnl_attr_get_payload(a);
+	size_t n = strnlen(s, mnl_attr_get_payload_len(a));
+
+	if (!len)
+		return false;
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return true;
+}
+
+static bool get_gid(const struct nlattr *a, uint8_t gid[16])
+{
+	if (mnl_attr_get_payload_len(a) != 16)
+		return false;
+	memcpy(gid, mnl_attr_get_payload(a), 16);
+	return true;
+}
+
+/* A nest of plain counters, stored at v[type]. */
+struct counters {
+	uint64_t *v;
+	unsigned int max;
+};
+
+static int counters_cb(const struct nlattr *a, void *data)
+{
+	const struct counters *c = data;
+	unsigned int type = mnl_attr_get_type(a);
+
+	if (type <= c->max)
+		get_uint(a, &c->v[type]);
+	return MNL_CB_OK;
+}
+
+static void parse_traffic(const struct nlattr *nest, struct ft_traffic *t)
+{
+	struct counters c = { t->v, FABTRACE_A_TRAFFIC_MAX };
+
+	mnl_attr_parse_nested(nest, counters_cb, &c);
+}
+
+static void parse_naks(const struct nlattr *nest, struct ft_naks *n)
+{
+	struct counters c = { n->v, FABTRACE_A_NAK_MAX };
+
+	mnl_attr_parse_nested(nest, counters_cb, &c);
+}
+
+static int cong_cb(const struct nlattr *a, void *data)
+{
+	struct ft_cong *c = data;
+	unsigned int type = mnl_attr_get_type(a);
+
+	switch (type) {
+	case FABTRACE_A_CONG_TX_NAK:
+		parse_naks(a, &c->tx_nak);
+		break;
+	case FABTRACE_A_CONG_RX_NAK:
+		parse_naks(a, &c->rx_nak);
+		break;
+	case FABTRACE_A_CONG_LAST_CE ... FABTRACE_A_CONG_LAST_RNR_TIMEOUT:
+		if (get_uint(a, &c->v[type]) && c->v[type])
+			c->have_last |= 1u << (type - FABTRACE_A_CONG_LAST_CE);
+		break;
+	default:
+		if (type <= FABTRACE_A_CONG_MAX)
+			get_uint(a, &c->v[type]);
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static void parse_cong(const struct nlattr *nest, struct ft_cong *c)
+{
+	mnl_attr_parse_nested(nest, cong_cb, c);
+}
+
+/* Where a family message's attributes start; -1 if it has no room for them. */
+static int genl_ok(const struct nlmsghdr *nlh)
+{
+	return mnl_nlmsg_get_payload_len(nlh) >= sizeof(struct genlmsghdr) ? 0 : -1;
+}
+
+static int port_cb(const struct nlattr *a, void *data)
+{
+	struct ft_port *p = data;
+
+	switch (mnl_attr_get_type(a)) {
+	case FABTRACE_A_PORT_INDEX:
+		get_u32(a, &p->index);
+		break;
+	case FABTRACE_A_PORT_STATE:
+		if (get_u32(a, &p->state))
+			p->have |= FT_PORT_HAVE_STATE;
+		break;
+	case FABTRACE_A_PORT_PHYS_STATE:
+		if (get_u32(a, &p->phys_state))
+			p->have |= FT_PORT_HAVE_PHYS;
+		break;
+	case FABTRACE_A_PORT_LINK_LAYER:
+		if (get_u32(a, &p->link_layer))
+			p->have |= FT_PORT_HAVE_LL;
+		break;
+	case FABTRACE_A_PORT_ACTIVE_MTU:
+		if (get_u32(a, &p->mtu))
+			p->have |= FT_PORT_HAVE_MTU;
+		break;
+	case FABTRACE_A_PORT_NETDEV_NAME:
+		if (get_str(a, p->netdev, sizeof(p->netdev)))
+			p->have |= FT_PORT_HAVE_NETDEV;
+		break;
+	case FABTRACE_A_PORT_NETDEV_IFINDEX:
+		if (get_u32(a, &p->ifindex))
+			p->have |= FT_PORT_HAVE_IFINDEX;
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int dev_cb(const struct nlattr *a, void *data)
+{
+	struct ft_dev_rec *r = data;
+	uint64_t v;
+
+	switch (mnl_attr_get_type(a)) {
+	case FABTRACE_A_DEV_INDEX:
+		get_u32(a, &r->index);
+		break;
+	case FABTRACE_A_DEV_NAME:
+		get_str(a, r->name, sizeof(r->name));
+		break;
+	case FABTRACE_A_DEV_DRIVER:
+		get_str(a, r->driver, sizeof(r->driver));
+		break;
+	case FABTRACE_A_DEV_NODE_GUID:
+		/* big-endian on the wire, like the GUID's own byte order */
+		if (mnl_attr_get_payload_len(a) == sizeof(uint64_t))
+			r->node_guid = be64toh(mnl_attr_get_u64(a));
+		break;
+	case FABTRACE_A_DEV_PORT:
+		/* ports beyond what we keep are left out of the listing */
+		if (r->nports < FT_MAX_PORTS)
+			mnl_attr_parse_nested(a, port_cb, &r->ports[r->nports++]);
+		break;
+	case FABTRACE_A_DEV_QPS:
+		get_u32(a, &r->qps);
+		break;
+	case FABTRACE_A_DEV_RETAINED:
+		get_u32(a, &r->retained);
+		break;
+	case FABTRACE_A_DEV_TX:
+		parse_traffic(a, &r->tx);
+		break;
+	case FABTRACE_A_DEV_RX:
+		parse_traffic(a, &r->rx);
+		break;
+	case FABTRACE_A_DEV_UNKNOWN_TX:
+		get_uint(a, &r->unknown_tx);
+		break;
+	case FABTRACE_A_DEV_UNKNOWN_RX:
+		get_uint(a, &r->unknown_rx);
+		break;
+	case FABTRACE_A_DEV_MALFORMED:
+		get_uint(a, &r->malformed);
+		break;
+	case FABTRACE_A_DEV_HOOKED:
+		if (mnl_attr_get_payload_len(a) == 1)
+			r->hooked = mnl_attr_get_u8(a);
+		else if (get_uint(a, &v))
+			r->hooked = v;
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+int ft_parse_dev(const struct nlmsghdr *nlh, struct ft_dev_rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (genl_ok(nlh))
+		return -1;
+	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), dev_cb, r) < 0 ? -1 : 0;
+}
+
+static int qp_cb(const struct nlattr *a, void *data)
+{
+	struct ft_qp_rec *r = data;
+
+	switch (mnl_attr_get_type(a)) {
+	case FABTRACE_A_QP_DEV_INDEX:
+		get_u32(a, &r->dev_index);
+		break;
+	case FABTRACE_A_QP_DEV_NAME:
+		get_str(a, r->dev, sizeof(r->dev));
+		break;
+	case FABTRACE_A_QP_QPN:
+		get_u32(a, &r->qpn);
+		break;
+	case FABTRACE_A_QP_TYPE:
+		get_u32(a, &r->type);
+		break;
+	case FABTRACE_A_QP_STATE:
+		get_u32(a, &r->state);
+		break;
+	case FABTRACE_A_QP_PORT:
+		if (get_u32(a, &r->port))
+			r->have |= FT_QP_HAVE_PORT;
+		break;
+	case FABTRACE_A_QP_REMOTE_QPN:
+		if (get_u32(a, &r->remote_qpn))
+			r->have |= FT_QP_HAVE_RQPN;
+		break;
+	case FABTRACE_A_QP_PEER_ADDR:
+		if (get_gid(a, r->peer))
+			r->have |= FT_QP_HAVE_PEER;
+		break;
+	case FABTRACE_A_QP_TCLASS:
+		get_u32(a, &r->tclass);
+		break;
+	case FABTRACE_A_QP_SL:
+		get_u32(a, &r->sl);
+		break;
+	case FABTRACE_A_QP_PID:
+		get_u32(a, &r->pid);
+		break;
+	case FABTRACE_A_QP_COMM:
+		get_str(a, r->comm, sizeof(r->comm));
+		break;
+	case FABTRACE_A_QP_CREATE_TIME:
+		get_uint(a, &r->create_time);
+		break;
+	case FABTRACE_A_QP_DESTROY_TIME:
+		if (get_uint(a, &r->destroy_time))
+			r->have |= FT_QP_HAVE_DTIME;
+		break;
+	case FABTRACE_A_QP_FLAGS:
+		get_u32(a, &r->flags);
+		break;
+	case FABTRACE_A_QP_TX:
+		parse_traffic(a, &r->tx);
+		break;
+	case FABTRACE_A_QP_RX:
+		parse_traffic(a, &r->rx);
+		break;
+	case FABTRACE_A_QP_CONG:
+		parse_cong(a, &r->cong);
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+int ft_parse_qp(const struct nlmsghdr *nlh, struct ft_qp_rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (genl_ok(nlh))
+		return -1;
+	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), qp_cb, r) < 0 ? -1 : 0;
+}
+
+static int stats_cb(const struct nlattr *a, void *data)
+{
+	struct ft_stats_rec *r = data;
+	unsigned int type = mnl_attr_get_type(a);
+
+	if (type <= FABTRACE_A_STATS_MAX && ft_stats_keys[type] &&
+	    get_uint(a, &r->v[type]))
+		r->have |= 1ull << type;
+	return MNL_CB_OK;
+}
+
+int ft_parse_stats(const struct nlmsghdr *nlh, struct ft_stats_rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (genl_ok(nlh))
+		return -1;
+	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), stats_cb, r) < 0 ? -1 : 0;
+}
+
+static int event_cb(const struct nlattr *a, void *data)
+{
+	struct ft_event_rec *r = data;
+
+	switch (mnl_attr_get_type(a)) {
+	case FABTRACE_A_EVENT_SEQ:
+		if (get_uint(a, &r->seq))
+			r->have |= FT_EV_HAVE_SEQ;
+		break;
+	case FABTRACE_A_EVENT_KIND:
+		if (get_u32(a, &r->kind))
+			r->have |= FT_EV_HAVE_KIND;
+		break;
+	case FABTRACE_A_EVENT_TIME:
+		get_uint(a, &r->time);
+		break;
+	case FABTRACE_A_EVENT_DEV_INDEX:
+		if (get_u32(a, &r->dev_index))
+			r->have |= FT_EV_HAVE_DEV_INDEX;
+		break;
+	case FABTRACE_A_EVENT_DEV_NAME:
+		if (get_str(a, r->dev, sizeof(r->dev)))
+			r->have |= FT_EV_HAVE_DEV;
+		break;
+	case FABTRACE_A_EVENT_QPN:
+		if (get_u32(a, &r->qpn))
+			r->have |= FT_EV_HAVE_QPN;
+		break;
+	case FABTRACE_A_EVENT_REMOTE_QPN:
+		if (get_u32(a, &r->remote_qpn))
+			r->have |= FT_EV_HAVE_RQPN;
+		break;
+	case FABTRACE_A_EVENT_PEER_ADDR:
+		if (get_gid(a, r->peer))
+			r->have |= FT_EV_HAVE_PEER;
+		break;
+	case FABTRACE_A_EVENT_PID:
+		if (get_u32(a, &r->pid))
+			r->have |= FT_EV_HAVE_PID;
+		break;
+	case FABTRACE_A_EVENT_COMM:
+		if (get_str(a, r->comm, sizeof(r->comm)))
+			r->have |= FT_EV_HAVE_COMM;
+		break;
+	case FABTRACE_A_EVENT_COUNT:
+		if (get_uint(a, &r->count))
+			r->have |= FT_EV_HAVE_COUNT;
+		break;
+	case FABTRACE_A_EVENT_SUPPRESSED:
+		if (get_uint(a, &r->suppressed))
+			r->have |= FT_EV_HAVE_SUPPRESSED;
+		break;
+	case FABTRACE_A_EVENT_TX:
+		parse_traffic(a, &r->tx);
+		r->have |= FT_EV_HAVE_TX;
+		break;
+	case FABTRACE_A_EVENT_RX:
+		parse_traffic(a, &r->rx);
+		r->have |= FT_EV_HAVE_RX;
+		break;
+	case FABTRACE_A_EVENT_CONG:
+		parse_cong(a, &r->cong);
+		r->have |= FT_EV_HAVE_CONG;
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+int ft_parse_event(const struct nlmsghdr *nlh, struct ft_event_rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (genl_ok(nlh))
+		return -1;
+	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), event_cb, r) < 0 ? -1 : 0;
+}

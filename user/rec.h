@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the kernel sends, as plain C records, and the parsers that fill them. */
+#ifndef _FABTRACE_REC_H
+#define _FABTRACE_REC_H
+
+#include <linux/fabtrace.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct nlmsghdr;
+struct nlattr;
+
+#define FT_NAME_LEN	64	/* device names: IB_DEVICE_NAME_MAX */
+#define FT_COMM_LEN	32	/* TASK_COMM_LEN is 16; room for owner names */
+#define FT_IFNAME_LEN	16
+#define FT_MAX_PORTS	32
+
+/*
+ * Nest contents are kept indexed by attribute type, so one key table per
+ * nest drives parsing and printing alike.  A counter the kernel did not
+ * send reads 0.
+ */
+struct ft_traffic {
+	uint64_t v[FABTRACE_A_TRAFFIC_MAX + 1];
+};
+
+struct ft_naks {
+	uint64_t v[FABTRACE_A_NAK_MAX + 1];
+};
+
+struct ft_cong {
+	uint64_t v[FABTRACE_A_CONG_MAX + 1];
+	struct ft_naks tx_nak, rx_nak;
+	uint32_t have_last;	/* bit (type - LAST_CE): the last_* time is set */
+};
+
+/* JSON/text keys per attribute type, NULL for types without one (pad). */
+extern const char *const ft_traffic_keys[FABTRACE_A_TRAFFIC_MAX + 1];
+extern const char *const ft_nak_keys[FABTRACE_A_NAK_MAX + 1];
+extern const char *const ft_cong_keys[FABTRACE_A_CONG_MAX + 1];
+
+struct ft_port {
+	uint32_t index, state, phys_state, link_layer, mtu, ifindex;
+	char netdev[FT_IFNAME_LEN];
+	unsigned int have;	/* FT_PORT_HAVE_* */
+};
+
+#define FT_PORT_HAVE_STATE	(1u << 0)
+#define FT_PORT_HAVE_PHYS	(1u << 1)
+#define FT_PORT_HAVE_LL		(1u << 2)
+#define FT_PORT_HAVE_MTU	(1u << 3)
+#define FT_PORT_HAVE_NETDEV	(1u << 4)
+#define FT_PORT_HAVE_IFINDEX	(1u << 5)
+
+struct ft_dev_rec {
+	uint32_t index, qps, retained;
+	char name[FT_NAME_LEN], driver[FT_NAME_LEN];
+	uint64_t node_guid;	/* host order */
+	bool hooked;
+	struct ft_traffic tx, rx;
+	uint64_t unknown_tx, unknown_rx, malformed;
+	unsigned int nports;
+	struct ft_port ports[FT_MAX_PORTS];
+};
+
+struct ft_qp_rec {
+	uint32_t dev_index, qpn, type, state, port, remote_qpn, tclass, sl, pid;
+	uint32_t flags;
+	uint64_t create_time, destroy_time;
+	uint8_t peer[16];
+	unsigned int have;	/* FT_QP_HAVE_* */
+	char dev[FT_NAME_LEN];
+	char comm[FT_COMM_LEN];
+	struct ft_traffic tx, rx;
+	struct ft_cong cong;
+};
+
+#define FT_QP_HAVE_RQPN		(1u << 0)
+#define FT_QP_HAVE_PEER		(1u << 1)
+#define FT_QP_HAVE_DTIME	(1u << 2)
+#define FT_QP_HAVE_PORT		(1u << 3)
+
+struct ft_stats_rec {
+	uint64_t v[FABTRACE_A_STATS_MAX + 1];
+	uint64_t have;		/* bit per attribute type */
+};
+
+extern const char *const ft_stats_keys[FABTRACE_A_STATS_MAX + 1];
+
+struct ft_event_rec {
+	uint64_t seq, time, count, suppressed;
+	uint32_t kind, dev_index, qpn, remote_qpn, pid;
+	uint8_t peer[16];
+	char dev[FT_NAME_LEN];
+	char comm[FT_COMM_LEN];
+	unsigned int have;	/* FT_EV_HAVE_* */
+	struct ft_traffic tx, rx;
+	struct ft_cong cong;
+};
+
+#define FT_EV_HAVE_SEQ		(1u << 0)
+#define FT_EV_HAVE_KIND		(1u << 1)
+#define FT_EV_HAVE_DEV		(1u << 2)
+#define FT_EV_HAVE_QPN		(1u << 3)
+#define FT_EV_HAVE_RQPN		(1u << 4)
+#define FT_EV_HAVE_PEER		(1u << 5)
+#define FT_EV_HAVE_PID		(1u << 6)
+#define FT_EV_HAVE_TX		(1u << 7)
+#define FT_EV_HAVE_RX		(1u << 8)
+#define FT_EV_HAVE_CONG		(1u << 9)
+#define FT_EV_HAVE_SUPPRESSED	(1u << 10)
+#define FT_EV_HAVE_COUNT	(1u << 11)
+#define FT_EV_HAVE_DEV_INDEX	(1u << 12)
+#define FT_EV_HAVE_COMM		(1u << 13)
+
+/*
+ * Parse one generic netlink message of the family.  Attributes of types
+ * this CLI does not know (a newer kernel) are skipped, and so are known ones
+ * of the wrong size.  0, or -1 when the message itself is malformed.
+ */
+int ft_parse_dev(const struct nlmsghdr *nlh, struct ft_dev_rec *r);
+int ft_parse_qp(const struct nlmsghdr *nlh, struct ft_qp_rec *r);
+int ft_parse_stats(const struct nlmsghdr *nlh, struct ft_stats_rec *r);
+int ft_parse_event(const struct nlmsghdr *nlh, struct ft_event_rec *r);
+
+/* Convenience sums the table, sort and top use. */
+static inline uint64_t ft_qp_cnp(const struct ft_qp_rec *r)
+{
+	return r->tx.v[FABTRACE_A_TRAFFIC_CNP] + r->rx.v[FABTRACE_A_TRAFFIC_CNP];
+}
+
+static inline uint64_t ft_qp_nak(const struct ft_qp_rec *r)
+{
+	return r->tx.v[FABTRACE_A_TRAFFIC_NAK] + r->rx.v[FABTRACE_A_TRAFFIC_NAK];
+}
+
+#endif /* _FABTRACE_REC_H */
