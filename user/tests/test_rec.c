@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests: parsing messages shaped like kmod/netlink.c's, and every
+ * output format of QPs, devices, statistics and events (JSON checked with
+ * a real parser).
+ */
+
+#include "tap.h"
+#include "nlbuild.h"
+
+#include "out.h"
+#include "print.h"
+#include "rec.h"
+
+static char buf[16384] __attribute__((aligned(8)));
+
+static const struct nlb_qp qp17 = {
+	.dev_index = 1, .dev = "rxe0", .qpn = 17, .type = FABTRACE_QP_TYPE_RC,
+	.state = FABTRACE_QP_STATE_RTS, .pid = 4242, .comm = "ib_write_bw",
+	.flags = FABTRACE_QP_FLAGS_CONGESTED, .rqpn = 18, .peer = nlb_peer_v4,
+	.ctime = 1700000000000000000ull, .base = 1000, .last = 1700000001000000000ull,
+};
+
+TEST(qp_parse_every_field)
+{
+	struct ft_qp_rec r;
+	unsigned int i;
+
+	ASSERT_TRUE(ft_parse_qp(nlb_qp(buf, &qp17), &r) == 0);
+	EXPECT_EQ(r.dev_index, 1);
+	EXPECT_STREQ(r.dev, "rxe0");
+	EXPECT_EQ(r.qpn, 17);
+	EXPECT_EQ(r.type, FABTRACE_QP_TYPE_RC);
+	EXPECT_EQ(r.state, FABTRACE_QP_STATE_RTS);
+	EXPECT_EQ(r.port, 1);
+	EXPECT_EQ(r.tclass, 106);
+	EXPECT_EQ(r.sl, 3);
+	EXPECT_EQ(r.pid, 4242);
+	EXPECT_STREQ(r.comm, "ib_write_bw");
+	EXPECT_EQ(r.create_time, 1700000000000000000ull);
+	EXPECT_EQ(r.remote_qpn, 18);
+	EXPECT_TRUE(!memcmp(r.peer, nlb_peer_v4, 16));
+	EXPECT_EQ(r.have, FT_QP_HAVE_RQPN | FT_QP_HAVE_PEER | FT_QP_HAVE_PORT);
+	for (i = FABTRACE_A_TRAFFIC_PACKETS; i <= FABTRACE_A_TRAFFIC_OTHER; i++) {
+		EXPECT_EQ(r.tx.v[i], 1000 + i - 1);
+		EXPECT_EQ(r.rx.v[i], 2000 + i - 1);
+	}
+	EXPECT_EQ(r.cong.v[FABTRACE_A_CONG_RX_ECT], 1001);
+	EXPECT_EQ(r.cong.v[FABTRACE_A_CONG_RX_CE], 1002);
+	EXPECT_EQ(r.cong.tx_nak.v[FABTRACE_A_NAK_PSN_SEQ], 1100);
+	EXPECT_EQ(r.cong.rx_nak.v[FABTRACE_A_NAK_OTHER], 1205);
+	EXPECT_EQ(r.cong.v[FABTRACE_A_CONG_RETRANSMITS], 1000 + FABTRACE_A_CONG_RETRANSMITS);
+	EXPECT_EQ(r.cong.v[FABTRACE_A_CONG_ERRORS], 1000 + FABTRACE_A_CONG_ERRORS);
+	EXPECT_EQ(r.cong.have_last, 1u | 4u);	/* last_ce, last_nak */
+	EXPECT_EQ(r.cong.v[FABTRACE_A_CONG_LAST_NAK], 1700000001000000001ull);
+}
+
+TEST(qp_parse_skips_bad_and_unknown)
+{
+	struct nlmsghdr *nlh = nlb_msg(buf, FABTRACE_CMD_QP_GET, 0);
+	struct ft_qp_rec r;
+	uint16_t short_qpn = 5;
+
+	mnl_attr_put(nlh, FABTRACE_A_QP_QPN, sizeof(short_qpn), &short_qpn);
+	mnl_attr_put_u32(nlh, 250, 1);
+	mnl_attr_put(nlh, FABTRACE_A_QP_PEER_ADDR, 4, "abcd");	/* not a GID */
+	mnl_attr_put_strz(nlh, FABTRACE_A_QP_COMM,
+			  "a-very-long-command-name-that-the-kernel-would-never-send");
+	ASSERT_TRUE(ft_parse_qp(nlh, &r) == 0);
+	EXPECT_EQ(r.qpn, 0);
+	EXPECT_EQ(r.have, 0);
+	EXPECT_EQ(strlen(r.comm), FT_COMM_LEN - 1);
+
+	/* a message too short for the generic netlink header */
+	nlh = mnl_nlmsg_put_header(buf);
+	EXPECT_EQ(ft_parse_qp(nlh, &r), -1);
+}
+
+/* Print @r with a fresh output of the given kind; returns the text. */
+static char *print_qp(const struct ft_qp_rec *r, bool json, bool numeric, int what)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *fp = open_memstream(&text, &len);
+	struct out *o = out_new(fp, json, false, numeric);
+
+	if (json)
+		out_list_begin(o);
+	if (what == 0)
+		print_qp_full(o, r);
+	else
+		print_qp_row(o, r);
+	if (json)
+		out_list_end(o);
+	out_free(o);
+	fclose(fp);
+	return text;
+}
+
+TEST(qp_json_has_every_counter)
+{
+	static const char *const top[] = {
+		"dev", "dev_index", "qpn", "type", "state", "port", "remote_qpn",
+		"peer", "tclass", "sl", "pid", "comm", "create_time", "flags",
+		"tx", "rx", "cong",
+	};
+	struct json_object *v, *q, *f;
+	struct ft_qp_rec r;
+	unsigned int i;
+	char *text;
+
+	ft_parse_qp(nlb_qp(buf, &qp17), &r);
+	text = print_qp(&r, true, false, 0);
+	v = tap_json(text);
+	ASSERT_TRUE(v && json_object_array_length(v) == 1);
+	q = json_object_array_get_idx(v, 0);
+	for (i = 0; i < sizeof(top) / sizeof(top[0]); i++)
+		if (!JGET(q, top[i]))
+			tap_fail(__FILE__, __LINE__, "no \"%s\" in %s", top[i], text);
+	EXPECT_TRUE(JGET(q, "destroy_time") == NULL);
+	EXPECT_STREQ(json_object_get_string(JGET(q, "type")), "rc");
+	EXPECT_STREQ(json_object_get_string(JGET(q, "state")), "rts");
+	EXPECT_STREQ(json_object_get_string(JGET(q, "peer")), "10.99.0.2");
+	EXPECT_EQ(json_object_get_uint64(JGET(q, "remote_qpn")), 18);
+	EXPECT_EQ(json_object_get_uint64(JGET(q, "create_time")), 1700000000000000000ull);
+	f = JGET(q, "flags");
+	EXPECT_TRUE(f && json_object_array_length(f) == 1);
+	EXPECT_STREQ(json_object_get_string(json_object_array_get_idx(f, 0)), "congested");
+	for (i = FABTRACE_A_TRAFFIC_PACKETS; i <= FABTRACE_A_TRAFFIC_OTHER; i++) {
+		EXPECT_EQ(json_object_get_uint64(JGET(q, "tx", ft_traffic_keys[i])), 1000 + i - 1);
+		EXPECT_EQ(json_object_get_uint64(JGET(q, "rx", ft_traffic_keys[i])), 2000 + i - 1);
+	}
+	for (i = FABTRACE_A_NAK_PSN_SEQ; i <= FABTRACE_A_NAK_OTHER; i++) {
+		EXPECT_TRUE(JGET(q, "cong", "tx_nak", ft_nak_keys[i]) != NULL);
+		EXPECT_TRUE(JGET(q, "cong", "rx_nak", ft_nak_keys[i]) != NULL);
+	}
+	for (i = FABTRACE_A_CONG_RX_ECT; i <= FABTRACE_A_CONG_ERRORS; i++)
+		if (ft_cong_keys[i] && !JGET(q, "cong", ft_cong_keys[i]))
+			tap_fail(__FILE__, __LINE__, "no cong.%s", ft_cong_keys[i]);
+	/* last_* only when set */
+	EXPECT_EQ(json_object_get_uint64(JGET(q, "cong", "last_ce")), 1700000001000000000ull);
+	EXPECT_TRUE(JGET(q, "cong", "last_nak") != NULL);
+	EXPECT_TRUE(JGET(q, "cong", "last_cnp") == NULL);
+	EXPECT_TRUE(JGET(q, "cong", "last_timeout") == NULL);
+	json_object_put(v);
+	free(text);
+}
+
+TEST(qp_text_table_and_block)
+{
+	struct nlb_qp d = qp17;
+	struct ft_qp_rec r;
+	char *text;
+
+	setenv("TZ", "UTC", 1);
+	d.flags = FABTRACE_QP_FLAGS_DESTROYED | FABTRACE_QP_FLAGS_KERNEL;
+	d.dtime = 1700000002500000000ull;
+	d.peer = nlb_peer_v6;
+	d.comm = "ib_core";
+	d.base = 1500000;
+	ft_parse_qp(nlb_qp(buf, &d), &r);
+
+	text = print_qp(&r, false, false, 1);
+	/* destroyed QPs say so; kernel QPs have no pid; human units */
+	EXPECT_STREQ(text, "rxe0           17 rc    destroyed       - [ib_core]       "
+			   "[fe80::1]:18             1.50M   1.43MiB    1.50M   1.43MiB"
+			   "  1.50M  3.00M  3.00M  1.50M\n");
+	free(text);
+	text = print_qp(&r, false, true, 1);
+	EXPECT_TRUE(strstr(text, " 1500000   1500001 ") != NULL);
+	free(text);
+
+	text = print_qp(&r, false, false, 0);
+	EXPECT_STREQ(text,
+		"rxe0 qpn 17 type rc state rts port 1\n"
+		"    rqpn 18 peer fe80::1 tclass 106 sl 3\n"
+		"    comm [ib_core] created 2023-11-14T22:13:20.000+00:00"
+		" destroyed 2023-11-14T22:13:22.500+00:00 flags destroyed,kernel\n"
+		"    tx: packets 1500000 bytes 1500001 send 1500002 write 1500003"
+		" read_req 1500004 read_resp 1500005 atomic 1500006 ack 1500007"
+		" nak 1500008 cnp 1500009 other 1500010\n"
+		"    rx: packets 1501000 bytes 1501001 send 1501002 write 1501003"
+		" read_req 1501004 read_resp 1501005 atomic 1501006 ack 1501007"
+		" nak 1501008 cnp 1501009 other 1501010\n"
+		"    cong: rx_ect 1500001 rx_ce 1500002 retransmits 1500005"
+		" timeouts 1500006 rnr_timeouts 1500007 rx_dup 1500008 rx_oos 1500009"
+		" retry_exhausted 1500010 errors 1500011\n"
+		"    tx_nak: psn_seq 1500100 rnr 1500101 rem_access 1500102"
+		" inv_req 1500103 rem_op 1500104 other 1500105\n"
+		"    rx_nak: psn_seq 1500200 rnr 1500201 rem_access 1500202"
+		" inv_req 1500203 rem_op 1500204 other 1500205\n"
+		"    last_ce 2023-11-14T22:13:21.000+00:00\n"
+		"    last_nak 2023-11-14T22:13:21.000+00:00\n"
+		"\n");
+	free(text);
+
+	text = print_qp(&r, true, false, 0);
+	{
+		struct json_object *v = tap_json(text), *q;
+
+		ASSERT_TRUE(v);
+		q = json_object_array_get_idx(v, 0);
+		EXPECT_STREQ(json_object_get_string(JGET(q, "peer")), "fe80::1");
+		EXPECT_EQ(json_object_get_uint64(JGET(q, "destroy_time")), 1700000002500000000ull);
+		EXPECT_EQ(json_object_get_uint64(JGET(q, "pid")), 4242);
+		EXPECT_EQ(json_object_array_length(JGET(q, "flags")), 2);
+		json_object_put(v);
+	}
+	free(text);
+}
+
+static struct nlmsghdr *dev_msg(void)
+{
+	struct nlmsghdr *nlh = nlb_msg(buf, FABTRACE_CMD_DEV_GET, 0);
+	struct nlattr *port;
+
+	mnl_attr_put_u32(nlh, FABTRACE_A_DEV_INDEX, 0);
+	mnl_attr_put_strz(nlh, FABTRACE_A_DEV_NAME, "rxe0");
+	mnl_attr_put_strz(nlh, FABTRACE_A_DEV_DRIVER, "rdma_rxe");
+	/* nla_put_be64: the GUID's bytes in network order */
+	nlb_u64(nlh, FABTRACE_A_DEV_NODE_GUID, htobe64(0x505400fffe000001ull),
+		FABTRACE_A_DEV_PAD);
+	mnl_attr_put_u32(nlh, FABTRACE_A_DEV_QPS, 3);
+	mnl_attr_put_u32(nlh, FABTRACE_A_DEV_RETAINED, 1);
+	nlb_traffic(nlh, FABTRACE_A_DEV_TX, 1200);
+	nlb_traffic(nlh, FABTRACE_A_DEV_RX, 9830400);
+	nlb_u64(nlh, FABTRACE_A_DEV_UNKNOWN_TX, 4, FABTRACE_A_DEV_PAD);
+	nlb_u64(nlh, FABTRACE_A_DEV_UNKNOWN_RX, 5, FABTRACE_A_DEV_PAD);
+	nlb_u64(nlh, FABTRACE_A_DEV_MALFORMED, 6, FABTRACE_A_DEV_PAD);
+	mnl_attr_put_u8(nlh, FABTRACE_A_DEV_HOOKED, 1);
+	port = mnl_attr_nest_start(nlh, FABTRACE_A_DEV_PORT);
+	mnl_attr_put_u32(nlh, FABTRACE_A_PORT_INDEX, 1);
+	mnl_attr_put_u32(nlh, FABTRACE_A_PORT_LINK_LAYER, FABTRACE_LINK_LAYER_ETHERNET);
+	mnl_attr_put_u32(nlh, FABTRACE_A_PORT_STATE, FABTRACE_PORT_STATE_ACTIVE);
+	mnl_attr_put_u32(nlh, FABTRACE_A_PORT_PHYS_STATE, 5);
+	mnl_attr_put_u32(nlh, FABTRACE_A_PORT_ACTIVE_MTU, 1024);
+	mnl_attr_put_strz(nlh, FABTRACE_A_PORT_NETDEV_NAME, "eth0");
+	mnl_attr_put_u32(nlh, FABTRACE_A_PORT_NETDEV_IFINDEX, 2);
+	mnl_attr_nest_end(nlh, port);
+	return nlh;
+}
+
+static char *print_dev_as(const struct ft_dev_rec *r, bool json, int stats)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *fp = open_memstream(&text, &len);
+	struct out *o = out_new(fp, json, false, false);
+
+	if (json)
+		out_list_begin(o);
+	print_dev(o, r, stats);
+	if (json)
+		out_list_end(o);
+	out_free(o);
+	fclose(fp);
+	return text;
+}
+
+TEST(dev_formats)
+{
+	struct json_object *v, *d, *p;
+	struct ft_dev_rec r;
+	char *text;
+
+	ASSERT_TRUE(ft_parse_dev(dev_msg(), &r) == 0);
+	EXPECT_EQ(r.node_guid, 0x505400fffe000001ull);
+	EXPECT_EQ(r.nports, 1);
+	EXPECT_TRUE(r.hooked);
+
+	text = print_dev_as(&r, false, 0);
+	EXPECT_STREQ(text,
+		"0: rxe0  driver rdma_rxe  node_guid 5054:00ff:fe00:0001  qps 3 retained 1\n"
+		"    port 1 state ACTIVE phys LINK_UP mtu 1024 link_layer ethernet"
+		" netdev eth0 (ifindex 2)\n"
+		"    tx packets 1.20K bytes 1.17KiB  rx packets 9.83M bytes 9.38MiB\n");
+	free(text);
+
+	text = print_dev_as(&r, false, 1);
+	EXPECT_TRUE(strstr(text, "    tx: packets 1200 bytes 1201 send 1202") != NULL);
+	EXPECT_TRUE(strstr(text, "    unknown_tx 4 unknown_rx 5 malformed 6 hooked yes\n") != NULL);
+	free(text);
+
+	text = print_dev_as(&r, true, 0);
+	v = tap_json(text);
+	ASSERT_TRUE(v && json_object_array_length(v) == 1);
+	d = json_object_array_get_idx(v, 0);
+	EXPECT_EQ(json_object_get_uint64(JGET(d, "index")), 0);
+	EXPECT_STREQ(json_object_get_string(JGET(d, "name")), "rxe0");
+	EXPECT_STREQ(json_object_get_string(JGET(d, "driver")), "rdma_rxe");
+	EXPECT_STREQ(json_object_get_string(JGET(d, "node_guid")), "5054:00ff:fe00:0001");
+	EXPECT_EQ(json_object_get_uint64(JGET(d, "qps")), 3);
+	EXPECT_EQ(json_object_get_uint64(JGET(d, "retained")), 1);
+	EXPECT_TRUE(json_object_get_boolean(JGET(d, "hooked")));
+	EXPECT_EQ(json_object_get_uint64(JGET(d, "tx", "cnp")), 1209);
+	EXPECT_EQ(json_object_get_uint64(JGET(d, "rx", "other")), 9830410);
+	EXPECT_EQ(json_object_get_uint64(JGET(d, "unknown_tx")), 4);
+	EXPECT_EQ(json_object_get_uint64(JGET(d, "unknown_rx")), 5);
+	EXPECT_EQ(json_object_get_uint64(JGET(d, "malformed")), 6);
+	p = json_object_array_get_idx(JGET(d, "ports"), 0);
+	EXPECT_EQ(json_object_get_uint64(JGET(p, "port")), 1);
+	EXPECT_STREQ(json_object_get_string(JGET(p, "state")), "ACTIVE");
+	EXPECT_STREQ(json_object_get_string(JGET(p, "phys_state")), "LINK_UP");
+	EXPECT_EQ(json_object_get_uint64(JGET(p, "mtu")), 1024);
+	EXPECT_STREQ(json_object_get_string(JGET(p, "link_layer")), "ethernet");
+	EXPECT_STREQ(json_object_get_string(JGET(p, "netdev")), "eth0");
+	EXPECT_EQ(json_object_get_uint64(JGET(p, "ifindex")), 2);
+	json_object_put(v);
+	free(text);
+
+	r.hooked = false;
+	text = print_dev_as(&r, false, 0);
+	EXPECT_TRUE(strstr(text, "retained 1  (not hooked)\n") != NULL);
+	free(text);
+}
+
+TEST(stats_formats)
+{
+	struct nlmsghdr *nlh = nlb_msg(buf, FABTRACE_CMD_STATS_GET, 0);
+	struct json_object *v;
+	struct ft_stats_rec r;
+	char *text = NULL;
+	size_t len;
+	FILE *fp;
+	struct out *o;
+	uint16_t i;
+
+	for (i = FABTRACE_A_STATS_QPS; i <= FABTRACE_A_STATS_GENERATION; i++) {
+		if (i <= FABTRACE_A_STATS_ENTRY_SIZE || i == FABTRACE_A_STATS_GENERATION)
+			mnl_attr_put_u32(nlh, i, 10 * i);
+		else
+			nlb_u64(nlh, i, 10 * i, FABTRACE_A_STATS_PAD);
+	}
+	ASSERT_TRUE(ft_parse_stats(nlh, &r) == 0);
+	fp = open_memstream(&text, &len);
+	o = out_new(fp, false, false, false);
+	print_stats(o, &r);
+	out_free(o);
+	fclose(fp);
+	EXPECT_STREQ(text,
+		"qps 10 retained 20 max_qps 30 retain_ms 40 entry_size 50\n"
+		"overflow 60 alloc_fail 70 malformed 80 unknown 90 hook_missed 100\n"
+		"events_sent 110 events_suppressed 120 events_lost 130 generation 140\n");
+	free(text);
+
+	fp = open_memstream(&text, &len);
+	o = out_new(fp, true, false, false);
+	print_stats(o, &r);
+	out_free(o);
+	fclose(fp);
+	v = tap_json(text);
+	ASSERT_TRUE(v);
+	EXPECT_EQ(json_object_object_length(v), 14);
+	EXPECT_EQ(json_object_get_uint64(JGET(v, "hook_missed")), 100);
+	EXPECT_EQ(json_object_get_uint64(JGET(v, "generation")), 140);
+	json_object_put(v);
+	free(text);
+}
+
+static struct nlmsghdr *event_msg(uint32_t kind, uint64_t seq)
+{
+	struct nlmsghdr *nlh = nlb_msg(buf, FABTRACE_CMD_QP_EVENT, 0);
+
+	nlb_u64(nlh, FABTRACE_A_EVENT_SEQ, seq, FABTRACE_A_EVENT_PAD);
+	mnl_attr_put_u32(nlh, FABTRACE_A_EVENT_KIND, kind);
+	nlb_u64(nlh, FABTRACE_A_EVENT_TIME, 1700000000250000000ull, FABTRACE_A_EVENT_PAD);
+	nlb_u64(nlh, FABTRACE_A_EVENT_COUNT, kind == FABTRACE_EVENT_KIND_DROPPED ? 9 : 3,
+		FABTRACE_A_EVENT_PAD);
+	if (kind == FABTRACE_EVENT_KIND_DROPPED)
+		return nlh;
+	mnl_attr_put_u32(nlh, FABTRACE_A_EVENT_DEV_INDEX, 1);
+	mnl_attr_put_strz(nlh, FABTRACE_A_EVENT_DEV_NAME, "rxe0");
+	mnl_attr_put_u32(nlh, FABTRACE_A_EVENT_QPN, 17);
+	mnl_attr_put_u32(nlh, FABTRACE_A_EVENT_PID, 123);
+	mnl_attr_put_strz(nlh, FABTRACE_A_EVENT_COMM, "ib_write_bw");
+	nlb_u64(nlh, FABTRACE_A_EVENT_SUPPRESSED, 2, FABTRACE_A_EVENT_PAD);
+	mnl_attr_put_u32(nlh, FABTRACE_A_EVENT_REMOTE_QPN, 18);
+	mnl_attr_put(nlh, FABTRACE_A_EVENT_PEER_ADDR, 16, nlb_peer_v4);
+	if (kind == FABTRACE_EVENT_KIND_QP_DESTROY) {
+		nlb_traffic(nlh, FABTRACE_A_EVENT_TX, 1200);
+		nlb_traffic(nlh, FABTRACE_A_EVENT_RX, 600);
+		nlb_cong(nlh, FABTRACE_A_EVENT_CONG, 0, 0);
+	}
+	return nlh;
+}
+
+static char *print_ev(const struct ft_event_rec *e, bool json)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *fp = open_memstream(&text, &len);
+	struct out *o = out_new(fp, json, false, false);
+
+	if (json)
+		out_lines(o);
+	print_event(o, e);
+	out_free(o);
+	fclose(fp);
+	return text;
+}
+
+TEST(event_formats)
+{
+	struct ft_event_rec e;
+	struct json_object *v;
+	char *text;
+
+	setenv("TZ", "UTC", 1);
+	ASSERT_TRUE(ft_parse_event(event_msg(FABTRACE_EVENT_KIND_CE, 41), &e) == 0);
+	EXPECT_EQ(e.seq, 41);
+	text = print_ev(&e, false);
+	EXPECT_STREQ(text, "2023-11-14T22:13:20.250000+00:00 dev rxe0 qpn 17 ce count 3"
+			   " peer 10.99.0.2 rqpn 18 pid 123 comm ib_write_bw suppressed 2\n");
+	free(text);
+	text = print_ev(&e, true);
+	v = tap_json(text);
+	ASSERT_TRUE(v);
+	EXPECT_EQ(json_object_get_uint64(JGET(v, "seq")), 41);
+	EXPECT_EQ(json_object_get_uint64(JGET(v, "time")), 1700000000250000000ull);
+	EXPECT_STREQ(json_object_get_string(JGET(v, "kind")), "ce");
+	EXPECT_STREQ(json_object_get_string(JGET(v, "dev")), "rxe0");
+	EXPECT_EQ(json_object_get_uint64(JGET(v, "dev_index")), 1);
+	EXPECT_EQ(json_object_get_uint64(JGET(v, "qpn")), 17);
+	EXPECT_EQ(json_object_get_uint64(JGET(v, "remote_qpn")), 18);
+	EXPECT_STREQ(json_object_get_string(JGET(v, "peer")), "10.99.0.2");
+	EXPECT_EQ(json_object_get_uint64(JGET(v, "pid")), 123);
+	EXPECT_STREQ(json_object_get_string(JGET(v, "comm")), "ib_write_bw");
+	EXPECT_EQ(json_object_get_uint64(JGET(v, "count")), 3);
+	EXPECT_EQ(json_object_get_uint64(JGET(v, "suppressed")), 2);
+	EXPECT_TRUE(JGET(v, "tx") == NULL);
+	json_object_put(v);
+	free(text);
+
+	ft_parse_event(event_msg(FABTRACE_EVENT_KIND_QP_DESTROY, 42), &e);
+	text = print_ev(&e, false);
+	EXPECT_STREQ(text, "2023-11-14T22:13:20.250000+00:00 dev rxe0 qpn 17 qp-destroy"
+			   " peer 10.99.0.2 rqpn 18 pid 123 comm ib_write_bw suppressed 2"
+			   " tx packets 1.20K bytes 1.17KiB rx packets 600 bytes 601B\n");
+	free(text);
+	text = print_ev(&e, true);
+	v = tap_json(text);
+	ASSERT_TRUE(v);
+	EXPECT_EQ(json_object_get_uint64(JGET(v, "tx", "packets")), 1200);
+	EXPECT_EQ(json_object_get_uint64(JGET(v, "rx", "bytes")), 601);
+	EXPECT_TRUE(JGET(v, "cong", "tx_nak", "rnr") != NULL);
+	json_object_put(v);
+	free(text);
+
+	ft_parse_event(event_msg(FABTRACE_EVENT_KIND_DROPPED, 43), &e);
+	text = print_ev(&e, false);
+	EXPECT_STREQ(text, "2023-11-14T22:13:20.250000+00:00 dropped count 9\n");
+	free(text);
+	text = print_ev(&e, true);
+	v = tap_json(text);
+	ASSERT_TRUE(v);
+	EXPECT_STREQ(json_object_get_string(JGET(v, "kind")), "dropped");
+	EXPECT_TRUE(JGET(v, "dev") == NULL);
+	json_object_put(v);
+	free(text);
+}
+
+TEST_HARNESS_MAIN
