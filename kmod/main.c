@@ -27,19 +27,19 @@ static int __init ft_init(void)
 	err = ft_qp_init();
 	if (err)
 		return err;
-	err = ft_events_init();
-	if (err)
-		goto err_qp_exit;
 	err = ft_nl_init();
 	if (err)
-		goto err_events_exit;
+		goto err_qp_exit;
+	err = ft_events_init();
+	if (err)
+		goto err_nl_exit;
 	/*
 	 * Hooks before devices: a QP created while the devices' existing QPs
 	 * are walked is then caught by one or the other, never by neither.
 	 */
 	err = ft_hook_init();
 	if (err)
-		goto err_nl_exit;
+		goto err_events_exit;
 	err = ft_dev_init();
 	if (err)
 		goto err_hook_exit;
@@ -47,21 +47,25 @@ static int __init ft_init(void)
 
 err_hook_exit:
 	ft_hook_exit();
-err_nl_exit:
-	ft_nl_exit();
 err_events_exit:
 	ft_events_exit();
+err_nl_exit:
+	ft_nl_exit();
 err_qp_exit:
 	ft_qp_exit();
 	return err;
 }
 
+/*
+ * Devices go first: each leaves the device map, and the hooks see nothing
+ * of it, before it is freed.  No event is queued once the hooks are off.
+ */
 static void __exit ft_exit(void)
 {
-	ft_hook_exit();
 	ft_dev_exit();
-	ft_nl_exit();
+	ft_hook_exit();
 	ft_events_exit();
+	ft_nl_exit();
 	ft_qp_exit();
 }
 

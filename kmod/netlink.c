@@ -340,10 +340,18 @@ static bool qp_match(const struct ft_qp *qp, const struct qp_filter *f)
 	return true;
 }
 
+/* Copy a device's name, which a rename may change under us. */
+static void dev_name_copy(struct ft_dev *dev, char *name)
+{
+	spin_lock(&dev->lock);
+	memcpy(name, dev->name, IB_DEVICE_NAME_MAX);
+	spin_unlock(&dev->lock);
+}
+
 /* Fill one QP; @cb is the dump's, to flag it interrupted, or NULL. */
 static int qp_fill(struct sk_buff *skb, const struct ft_qp *qp,
-		   struct pid_namespace *ns, u32 portid, u32 seq,
-		   struct netlink_callback *cb)
+		   const char *dev_name, struct pid_namespace *ns, u32 portid,
+		   u32 seq, struct netlink_callback *cb)
 {
 	static const u8 zero[16];
 	struct ft_dev *dev = qp->dev;
@@ -359,7 +367,7 @@ static int qp_fill(struct sk_buff *skb, const struct ft_qp *qp,
 	if (cb)
 		genl_dump_check_consistent(cb, hdr);
 	if (nla_put_u32(skb, FABTRACE_A_QP_DEV_INDEX, dev->index) ||
-	    nla_put_string(skb, FABTRACE_A_QP_DEV_NAME, dev->name) ||
+	    nla_put_string(skb, FABTRACE_A_QP_DEV_NAME, dev_name) ||
 	    nla_put_u32(skb, FABTRACE_A_QP_QPN, qp->qpn) ||
 	    nla_put_u32(skb, FABTRACE_A_QP_TYPE, qp->type) ||
 	    nla_put_u32(skb, FABTRACE_A_QP_STATE, READ_ONCE(qp->state)) ||
@@ -417,6 +425,7 @@ int fabtrace_nl_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
 	struct pid_namespace *ns = task_active_pid_ns(current);
+	char name[IB_DEVICE_NAME_MAX];
 	struct sk_buff *msg;
 	struct ft_dev *dev;
 	struct ft_qp *qp;
@@ -447,10 +456,12 @@ int fabtrace_nl_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOMEM;
 		goto err_put_dev;
 	}
+	dev_name_copy(dev, name);
 	rcu_read_lock();
 	qp = qp_lookup(dev, nla_get_u32(tb[FABTRACE_A_QP_QPN]));
 	if (qp && qp_visible(qp, ns))
-		err = qp_fill(msg, qp, ns, info->snd_portid, info->snd_seq, NULL);
+		err = qp_fill(msg, qp, name, ns, info->snd_portid,
+			      info->snd_seq, NULL);
 	else
 		err = -ENOENT;
 	rcu_read_unlock();
@@ -487,10 +498,12 @@ static int qp_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 		       struct ft_qp_dump_ctx *ctx)
 {
 	u32 portid = NETLINK_CB(cb->skb).portid, seq = cb->nlh->nlmsg_seq;
+	char name[IB_DEVICE_NAME_MAX];
 	struct ft_qp *qp;
 	u32 n = 0, qpn;
 	int err = 0;
 
+	dev_name_copy(dev, name);
 	rcu_read_lock();
 	if (ctx->phase == 0) {
 		if (ctx->qpn < f->qpn_min)
@@ -506,7 +519,7 @@ static int qp_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 			qp = rcu_dereference(leaf->slot[qpn & (FT_LEAF_SIZE - 1)]);
 			if (!qp || !qp_match(qp, f))
 				continue;
-			err = qp_fill(skb, qp, f->ns, portid, seq, cb);
+			err = qp_fill(skb, qp, name, f->ns, portid, seq, cb);
 			if (err)
 				break;
 		}
@@ -519,7 +532,7 @@ static int qp_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 	list_for_each_entry_rcu(qp, &dev->retired, retired) {
 		if (n++ < ctx->retired || !qp_match(qp, f))
 			continue;
-		err = qp_fill(skb, qp, f->ns, portid, seq, cb);
+		err = qp_fill(skb, qp, name, f->ns, portid, seq, cb);
 		if (err) {
 			n--;
 			break;
