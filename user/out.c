@@ -36,11 +36,14 @@ struct out {
 	int depth;
 	/*
 	 * List elements reuse the previous element's tree.  Every value set
-	 * while building one element is stamped with @gen (json-c userdata);
-	 * what is left unstamped afterwards was absent this time and goes.
+	 * while building one element is stamped (json-c userdata) with the
+	 * next number of @stamp; values older than @start were absent from
+	 * this element and go, and objects whose values are out of stamp
+	 * order (a key new to the tree went to the end) are put back in the
+	 * order they were printed.
 	 */
 	struct json_object *spare;
-	uintptr_t gen;
+	uintptr_t stamp, start;
 	bool reusing;
 };
 
@@ -116,15 +119,60 @@ static int to_string_flags(const struct out *o)
 	return flags | JSON_C_TO_STRING_PLAIN;
 }
 
-/* Drop what the previous element had and this one did not set. */
-static void prune(struct json_object *obj, uintptr_t gen)
+struct slot {
+	const char *key;
+	struct json_object *val;
+	uintptr_t stamp;
+};
+
+static int slot_cmp(const void *a, const void *b)
 {
+	const struct slot *x = a, *y = b;
+
+	return x->stamp < y->stamp ? -1 : x->stamp > y->stamp;
+}
+
+/* Re-insert the members of @obj in the order they were set. */
+static void reorder(struct json_object *obj)
+{
+	size_t n = 0, i, len = json_object_object_length(obj);
+	struct slot *v = xcalloc(len, sizeof(*v));
+
 	json_object_object_foreach(obj, key, val) {
-		if ((uintptr_t)json_object_get_userdata(val) != gen)
-			json_object_object_del(obj, key);
-		else if (json_object_is_type(val, json_type_object))
-			prune(val, gen);
+		v[n].key = key;
+		v[n].val = json_object_get(val);
+		v[n].stamp = (uintptr_t)json_object_get_userdata(val);
+		n++;
 	}
+	qsort(v, n, sizeof(*v), slot_cmp);
+	for (i = 0; i < n; i++)
+		json_object_object_del(obj, v[i].key);
+	for (i = 0; i < n; i++)
+		json_object_object_add_ex(obj, v[i].key, v[i].val,
+					  JSON_C_OBJECT_KEY_IS_CONSTANT);
+	free(v);
+}
+
+/* Drop what the previous element had and this one did not set; fix order. */
+static void prune(struct json_object *obj, uintptr_t start)
+{
+	uintptr_t last = 0, s;
+	bool ordered = true;
+
+	json_object_object_foreach(obj, key, val) {
+		s = (uintptr_t)json_object_get_userdata(val);
+		if (s < start) {
+			json_object_object_del(obj, key);
+			continue;
+		}
+		if (s < last)
+			ordered = false;
+		last = s;
+		if (json_object_is_type(val, json_type_object))
+			prune(val, start);
+	}
+	if (!ordered)
+		reorder(obj);
 }
 
 static void emit_list_elem(struct out *o, struct json_object *v)
@@ -152,7 +200,7 @@ static void emit(struct out *o, struct json_object *v)
 	switch (o->shape) {
 	case SHAPE_LIST:
 		if (o->reusing)
-			prune(v, o->gen);
+			prune(v, o->start);
 		emit_list_elem(o, v);
 		/* keep the tree: the next element overwrites it */
 		if (o->spare != v) {
@@ -200,7 +248,7 @@ static struct json_object *reuse(struct out *o, const char *key, enum json_type 
 	}
 	if (!json_object_is_type(v, type))
 		return NULL;
-	json_object_set_userdata(v, (void *)o->gen, NULL);
+	json_object_set_userdata(v, (void *)++o->stamp, NULL);
 	return v;
 }
 
@@ -210,7 +258,7 @@ static void attach(struct out *o, const char *key, struct json_object *v)
 	struct json_object *parent = top(o);
 
 	if (o->reusing)
-		json_object_set_userdata(v, (void *)o->gen, NULL);
+		json_object_set_userdata(v, (void *)++o->stamp, NULL);
 	if (!parent) {
 		emit(o, v);		/* a lone scalar document */
 	} else if (json_object_is_type(parent, json_type_array)) {
@@ -245,7 +293,7 @@ static void begin(struct out *o, const char *key, enum json_type type)
 		if (o->shape == SHAPE_LIST && o->spare &&
 		    json_object_is_type(o->spare, type)) {
 			v = o->spare;
-			o->gen++;
+			o->start = ++o->stamp;
 			o->reusing = true;
 		} else {
 			v = type == json_type_array ? json_object_new_array() :
