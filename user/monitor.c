@@ -20,7 +20,7 @@
 
 static int monitor_help(void)
 {
-	printf("Usage: fabtrace monitor [ dev DEV ] [ events LIST ] [ count N ]\n"
+	printf("Usage: fabtrace monitor [ dev DEV ] [ events LIST ] [ { count | --count } N ]\n"
 	       "       fabtrace monitor help\n"
 	       "where  LIST := KIND[,LIST]\n"
 	       "       KIND := { qp-create | qp-destroy | qp-error | ce | cnp | nak |\n"
@@ -110,7 +110,9 @@ static int parse_args(int argc, char **argv, struct mon *m)
 
 		if (!strcmp(key, "help"))
 			return ARGS_HELP;
-		if (strcmp(key, "dev") && strcmp(key, "events") && strcmp(key, "count"))
+		/* --count is also a global option; here it reads naturally too */
+		if (strcmp(key, "dev") && strcmp(key, "events") && strcmp(key, "count") &&
+		    strcmp(key, "--count"))
 			return arg_unknown(MON_CTX, key, MON_HELP);
 		v = arg_value(&argc, &argv, MON_CTX);
 		if (!v)

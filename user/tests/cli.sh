@@ -64,6 +64,7 @@ usage_error "dev show two devices" 'dev show: unknown argument "rxe1"' dev show 
 usage_error "stats extra argument" 'stats show: unknown argument "x"' stats show x
 usage_error "monitor bad event kind" 'monitor: invalid events "ce,bogus"' monitor events ce,bogus
 usage_error "monitor count 0" 'monitor: invalid count "0"' monitor count 0
+usage_error "monitor --count twice" 'monitor: "count" given twice' monitor --count 2 count 3
 usage_error "top bad sort" 'top: invalid sort "tx-bytes"' top sort tx-bytes
 usage_error "top interval too small" 'top: invalid interval "1"' top interval 1
 usage_error "top unknown argument" 'top: unknown argument "-x"' top -x
