@@ -22,12 +22,16 @@ FTVM_DIR=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 FT_REPO=$(readlink -f "$FTVM_DIR/../..")
 BUILD=$(readlink -m "${BUILD:-$FT_REPO/build}")
 
-# Measured on this 2-core host (README "Sizing"): -smp 2 boots as fast as
-# -smp 1 and exercises SMP paths (softirq on one CPU, process on the other).
-FT_VM_SMP=${FT_VM_SMP:-2}
+# vCPUs per node.  1: on a 2-core host the two nodes' vCPU threads then fit
+# the cores; -smp 2 (4 vCPU threads on 2 cores under TCG) made boot and the
+# sample tests 1.5-2.3x slower (README "Sizing").  FT_VM_SMP=2 exercises
+# cross-CPU paths; worth it on a host with 4+ cores.
+FT_VM_SMP=${FT_VM_SMP:-1}
 # MiB per node: QEMU only backs what the guest touches, and 100k QPs need
 # room for queue buffers.
 FT_VM_MEM=${FT_VM_MEM:-2048}
+# Extra kernel command line for both nodes (e.g. "mitigations=off").
+FT_VM_APPEND=${FT_VM_APPEND:-}
 # Seconds for one kernel: boot + every test + power-off.
 FT_VM_TIMEOUT=${FT_VM_TIMEOUT:-1800}
 # Seconds from QEMU start until a node reports "up".
@@ -36,8 +40,10 @@ FT_VM_BOOT_TIMEOUT=${FT_VM_BOOT_TIMEOUT:-120}
 # The CLI the nodes get as /usr/local/sbin/fabtrace.
 FT_CLI=${FT_CLI:-$FT_REPO/user/fabtrace}
 
-# Modules stage 1 needs to mount the root (dependencies resolved below).
-FTVM_INITRD_MODS="virtio_pci 9pnet_virtio 9p overlay"
+# Modules stage 1 loads (dependencies resolved below): those to mount the
+# root, and virtio_net, which is much faster to insmod from the initramfs
+# than to modprobe over 9p, and probes the NICs while the rest boots.
+FTVM_INITRD_MODS="virtio_pci virtio_net 9pnet_virtio 9p overlay"
 
 ftvm_log() {
 	echo "vm-test: ${FTVM_KVER:+$FTVM_KVER: }$*" >&2
@@ -150,7 +156,7 @@ _ftvm_qemu() {
 		-accel tcg,thread=multi -cpu max -smp "$FT_VM_SMP" -m "$FT_VM_MEM" \
 		-nodefaults -no-user-config -display none -no-reboot \
 		-kernel "/boot/vmlinuz-$FTVM_KVER" -initrd "$FTVM_VM/initrd.gz" \
-		-append "console=ttyS0 loglevel=5 printk.time=1 panic=-1 ft.role=$role ft.init=$FTVM_DIR/guest-init.sh ft.env=$FTVM_VM/run.env" \
+		-append "console=ttyS0 loglevel=5 printk.time=1 panic=-1 $FT_VM_APPEND ft.role=$role ft.init=$FTVM_DIR/guest-init.sh ft.env=$FTVM_VM/run.env" \
 		-serial "file:$FTVM_VM/node-$role.console" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$FTVM_OUT,mount_tag=ftout,security_model=none,multidevs=remap" \
