@@ -62,8 +62,11 @@ const char *fmt_bytes(char *buf, size_t len, uint64_t v)
 
 const char *fmt_rate(char *buf, size_t len, double v)
 {
-	if (v < 0)
-		v = 0;
+	/* an idle QP reads "0", not "0.00" */
+	if (v <= 0) {
+		snprintf(buf, len, "0");
+		return buf;
+	}
 	return human(buf, len, v, 1000, count_units,
 		     ARRAY_SIZE(count_units));
 }

@@ -17,7 +17,7 @@
  */
 const char *fmt_count(char *buf, size_t len, uint64_t v);
 const char *fmt_bytes(char *buf, size_t len, uint64_t v);
-/* The same for rates (per second), where fractions below 1000 matter. */
+/* The same for rates (per second), where fractions below 1000 matter; 0 is "0". */
 const char *fmt_rate(char *buf, size_t len, double v);
 const char *fmt_byte_rate(char *buf, size_t len, double v);
 

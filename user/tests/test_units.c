@@ -42,12 +42,12 @@ TEST(bytes_in_powers_of_1024)
 
 TEST(rates_keep_fractions)
 {
-	FMT(fmt_rate, 0.0, "0.00");
+	FMT(fmt_rate, 0.0, "0");
 	FMT(fmt_rate, 0.5, "0.50");
 	FMT(fmt_rate, 12.34, "12.3");
 	FMT(fmt_rate, 999.0, "999");
 	FMT(fmt_rate, 1500.0, "1.50K");
-	FMT(fmt_rate, -3.0, "0.00");
+	FMT(fmt_rate, -3.0, "0");
 	FMT(fmt_byte_rate, 0.0, "0B");
 	FMT(fmt_byte_rate, 512.4, "512B");
 	FMT(fmt_byte_rate, 17.0 * 1024 * 1024, "17.0MiB");
