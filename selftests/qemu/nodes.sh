@@ -134,7 +134,8 @@ ftvm_cleanup() {
 	done
 	FTVM_PIDS=
 	[ -n "${FTVM_RUN:-}" ] && rm -rf "$FTVM_RUN"
-	FTVM_RUN=
+	FTVM_RUN=''
+
 	return 0
 }
 
@@ -187,7 +188,7 @@ ftvm_run() {
 
 	FTVM_KVER=$1
 	FTVM_RESULT=FAIL FTVM_WHY='' FTVM_STATUS='' FTVM_BOOT_A='' FTVM_BOOT_B='' FTVM_READY=''
-	FTVM_PID_a='' FTVM_PID_b=
+	FTVM_PID_a='' FTVM_PID_b=''
 	FTVM_VM=$BUILD/vm/$FTVM_KVER
 	FTVM_OUT=$FTVM_VM/out
 	t0=$(_ftvm_now)
@@ -201,6 +202,13 @@ ftvm_run() {
 		{ ftvm_log "no $BUILD/selftests/ftpeer: run 'make -C selftests all'"; return 1; }
 
 	mkdir -p "$FTVM_VM"
+	# Two runs on one build tree and kernel would clobber each other's
+	# logs and artefacts: the second waits (until the first one's cleanup).
+	exec {FTVM_LOCK}>"$FTVM_VM/.lock"
+	if ! flock -n "$FTVM_LOCK"; then
+		ftvm_log "another run is using $FTVM_VM, waiting for it"
+		flock "$FTVM_LOCK"
+	fi
 	ftvm_initrd "$FTVM_KVER" "$FTVM_VM/initrd.gz" || return 1
 	ftvm_modroot "$FTVM_KVER" "$FTVM_VM/modroot" || return 1
 	# Fresh artefacts and logs for every run.
@@ -261,9 +269,11 @@ ftvm_run() {
 		fi
 		sleep 0.2
 	done
-	# A asked B to shut down before powering off; give B a moment to do so.
+	# A asked B to shut down before powering off; give B a moment to do so
+	# (unless we gave up on the run or A died: then both go now).
 	end=$((SECONDS + 30))
-	while _ftvm_alive "$FTVM_PID_b" && [ $SECONDS -lt $end ]; do
+	while [ -z "$FTVM_WHY" ] && [ -f "$FTVM_OUT/node-a.status" ] &&
+		_ftvm_alive "$FTVM_PID_b" && [ $SECONDS -lt $end ]; do
 		sleep 0.2
 	done
 	_ftvm_alive "$FTVM_PID_b" && [ -z "$FTVM_WHY" ] && FTVM_WHY+="node b did not power off; "
@@ -279,6 +289,7 @@ ftvm_run() {
 	case $FTVM_STATUS in
 	0) ;;
 	"") FTVM_WHY+="node a reported no status; " ;;
+	*[!0-9]*) FTVM_WHY+="node a: $FTVM_STATUS; " ;;
 	*) FTVM_WHY+="node a: '$2' exited with $FTVM_STATUS; " ;;
 	esac
 	# Kernel-side trouble fails the run even when every test passed.
@@ -287,6 +298,8 @@ ftvm_run() {
 		FTVM_WHY+="kernel reported problems (kernel-issues.txt); "
 	fi
 	FTVM_WALL=$(_ftvm_secs "$t0" "$(_ftvm_now)")
+	# Done with $FTVM_VM (an interrupted run releases it by exiting).
+	exec {FTVM_LOCK}>&-
 	[ -n "$FTVM_WHY" ] || FTVM_RESULT=PASS
 	[ "$FTVM_RESULT" = PASS ]
 }

@@ -143,8 +143,9 @@ for k in "$@"; do
 	why="no summary (crashed?)"
 	# shellcheck source=/dev/null
 	[ -f "$BUILD/vm/$k/summary" ] && . "$BUILD/vm/$k/summary"
-	printf '%-24s %-6s %5s %5s %5s %7ss %7ss %7ss %7ss\n' "$k" "$result" \
-		"$pass" "$fail" "$skip" "$wall" "${boot_a:--}" "${boot_b:--}" "${ready:--}"
+	printf '%-24s %-6s %5s %5s %5s %8s %8s %8s %8s\n' "$k" "$result" \
+		"$pass" "$fail" "$skip" "${wall}s" "${boot_a:+${boot_a}s}" \
+		"${boot_b:+${boot_b}s}" "${ready:+${ready}s}"
 	[ -z "$why" ] || echo "    why: $why"
 	if [ "$selftest" = 1 ]; then
 		cat "$BUILD/vm/$k/summary.selftest" 2>/dev/null || echo "  no self-test result"
