@@ -12,22 +12,17 @@
  * ft_nl_init() merges each pair before registering.  The spec gives do and
  * dump of a command the same request attributes, so merging loses nothing.
  */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#if KERNEL_VERSION(6, 2, 0) > LINUX_VERSION_CODE
 #define FT_GENL_MERGE_OPS	1
 #define genl_split_ops		genl_ops
 #define split_ops		ops
 #define n_split_ops		n_ops
-/*
- * 6.1's nla_policy points to a non-const range; the generated ranges are
- * const, and the kernel only ever reads them.
- */
-#pragma GCC diagnostic ignored "-Wdiscarded-qualifiers"
 #endif
 
 /* The request attributes of a dump; genl_info_dump() arrived in 6.6. */
 static inline struct nlattr **ft_dump_attrs(struct netlink_callback *cb)
 {
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 6, 0)
+#if KERNEL_VERSION(6, 6, 0) > LINUX_VERSION_CODE
 	return genl_dumpit_info(cb)->attrs;
 #else
 	return genl_info_dump(cb)->attrs;

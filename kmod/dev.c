@@ -8,6 +8,7 @@
 #include "dev.h"
 #include "qp.h"
 
+/* Serializes device add, remove and the lists' other writers. */
 DEFINE_MUTEX(ft_devs_lock);
 LIST_HEAD(ft_devs);
 struct ft_devmap ft_devmap;

@@ -10,19 +10,6 @@
 
 #include <uapi/linux/fabtrace.h>
 
-/* Integer value ranges */
-static const struct netlink_range_validation fabtrace_a_qp_qpn_range = {
-	.max	= 16777215ULL,
-};
-
-static const struct netlink_range_validation fabtrace_a_qp_qpn_min_range = {
-	.max	= 16777215ULL,
-};
-
-static const struct netlink_range_validation fabtrace_a_qp_qpn_max_range = {
-	.max	= 16777215ULL,
-};
-
 /* FABTRACE_CMD_DEV_GET - do */
 static const struct nla_policy fabtrace_dev_get_do_nl_policy[FABTRACE_A_DEV_NAME + 1] = {
 	[FABTRACE_A_DEV_INDEX] = { .type = NLA_U32, },
@@ -39,9 +26,9 @@ static const struct nla_policy fabtrace_dev_get_dump_nl_policy[FABTRACE_A_DEV_NA
 static const struct nla_policy fabtrace_qp_get_do_nl_policy[FABTRACE_A_QP_MATCH_FLAGS + 1] = {
 	[FABTRACE_A_QP_DEV_INDEX] = { .type = NLA_U32, },
 	[FABTRACE_A_QP_DEV_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
-	[FABTRACE_A_QP_QPN] = NLA_POLICY_FULL_RANGE(NLA_U32, &fabtrace_a_qp_qpn_range),
-	[FABTRACE_A_QP_QPN_MIN] = NLA_POLICY_FULL_RANGE(NLA_U32, &fabtrace_a_qp_qpn_min_range),
-	[FABTRACE_A_QP_QPN_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &fabtrace_a_qp_qpn_max_range),
+	[FABTRACE_A_QP_QPN] = { .type = NLA_U32, },
+	[FABTRACE_A_QP_QPN_MIN] = { .type = NLA_U32, },
+	[FABTRACE_A_QP_QPN_MAX] = { .type = NLA_U32, },
 	[FABTRACE_A_QP_PID] = { .type = NLA_U32, },
 	[FABTRACE_A_QP_TYPE] = NLA_POLICY_MAX(NLA_U32, 255),
 	[FABTRACE_A_QP_STATE] = NLA_POLICY_MAX(NLA_U32, 6),
@@ -52,9 +39,9 @@ static const struct nla_policy fabtrace_qp_get_do_nl_policy[FABTRACE_A_QP_MATCH_
 static const struct nla_policy fabtrace_qp_get_dump_nl_policy[FABTRACE_A_QP_MATCH_FLAGS + 1] = {
 	[FABTRACE_A_QP_DEV_INDEX] = { .type = NLA_U32, },
 	[FABTRACE_A_QP_DEV_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
-	[FABTRACE_A_QP_QPN] = NLA_POLICY_FULL_RANGE(NLA_U32, &fabtrace_a_qp_qpn_range),
-	[FABTRACE_A_QP_QPN_MIN] = NLA_POLICY_FULL_RANGE(NLA_U32, &fabtrace_a_qp_qpn_min_range),
-	[FABTRACE_A_QP_QPN_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &fabtrace_a_qp_qpn_max_range),
+	[FABTRACE_A_QP_QPN] = { .type = NLA_U32, },
+	[FABTRACE_A_QP_QPN_MIN] = { .type = NLA_U32, },
+	[FABTRACE_A_QP_QPN_MAX] = { .type = NLA_U32, },
 	[FABTRACE_A_QP_PID] = { .type = NLA_U32, },
 	[FABTRACE_A_QP_TYPE] = NLA_POLICY_MAX(NLA_U32, 255),
 	[FABTRACE_A_QP_STATE] = NLA_POLICY_MAX(NLA_U32, 6),
@@ -65,7 +52,7 @@ static const struct nla_policy fabtrace_qp_get_dump_nl_policy[FABTRACE_A_QP_MATC
 static const struct nla_policy fabtrace_qp_reset_nl_policy[FABTRACE_A_QP_QPN + 1] = {
 	[FABTRACE_A_QP_DEV_INDEX] = { .type = NLA_U32, },
 	[FABTRACE_A_QP_DEV_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
-	[FABTRACE_A_QP_QPN] = NLA_POLICY_FULL_RANGE(NLA_U32, &fabtrace_a_qp_qpn_range),
+	[FABTRACE_A_QP_QPN] = { .type = NLA_U32, },
 };
 
 /* Ops table for fabtrace */

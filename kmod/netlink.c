@@ -224,7 +224,7 @@ static struct ft_dev *req_dev(struct nlattr **tb, int a_index, int a_name,
 	if (tb[a_name] && tb[a_index] && dev->index != index) {
 		ft_dev_put(dev);
 		NL_SET_ERR_MSG_ATTR(extack, tb[a_index],
-				    "device index and name name different devices");
+				    "device index and name do not match");
 		return ERR_PTR(-EINVAL);
 	}
 	return dev;
@@ -402,6 +402,27 @@ err_cancel:
 	return -EMSGSIZE;
 }
 
+/*
+ * QP numbers are 24 bits.  The policy cannot say so on 6.1 without a
+ * range table, so the handlers do.
+ */
+static int check_qpns(struct nlattr **tb, struct netlink_ext_ack *extack)
+{
+	static const int attrs[] = {
+		FABTRACE_A_QP_QPN, FABTRACE_A_QP_QPN_MIN, FABTRACE_A_QP_QPN_MAX,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(attrs); i++) {
+		if (tb[attrs[i]] && nla_get_u32(tb[attrs[i]]) > 0xffffff) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[attrs[i]],
+					    "QP numbers are 24 bits");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static const int qp_dump_only[] = {
 	FABTRACE_A_QP_QPN_MIN, FABTRACE_A_QP_QPN_MAX, FABTRACE_A_QP_PID,
 	FABTRACE_A_QP_TYPE, FABTRACE_A_QP_STATE, FABTRACE_A_QP_MATCH_FLAGS,
@@ -432,6 +453,8 @@ int fabtrace_nl_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 	unsigned int i;
 	int err;
 
+	if (check_qpns(tb, info->extack))
+		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(qp_dump_only); i++) {
 		if (tb[qp_dump_only[i]]) {
 			NL_SET_ERR_MSG_ATTR(info->extack, tb[qp_dump_only[i]],
@@ -558,8 +581,13 @@ int fabtrace_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	int err = 0;
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
-	if (tb[FABTRACE_A_QP_QPN])
-		f.qpn_min = f.qpn_max = nla_get_u32(tb[FABTRACE_A_QP_QPN]);
+	err = check_qpns(tb, cb->extack);
+	if (err)
+		return err;
+	if (tb[FABTRACE_A_QP_QPN]) {
+		f.qpn_min = nla_get_u32(tb[FABTRACE_A_QP_QPN]);
+		f.qpn_max = f.qpn_min;
+	}
 	if (tb[FABTRACE_A_QP_QPN_MIN])
 		f.qpn_min = max(f.qpn_min, nla_get_u32(tb[FABTRACE_A_QP_QPN_MIN]));
 	if (tb[FABTRACE_A_QP_QPN_MAX])
@@ -634,6 +662,8 @@ int fabtrace_nl_qp_reset_doit(struct sk_buff *skb, struct genl_info *info)
 	struct ft_dev *dev;
 	u32 qpn, index = 0;
 
+	if (check_qpns(tb, info->extack))
+		return -EINVAL;
 	if (tb[FABTRACE_A_QP_QPN] && !tb[FABTRACE_A_QP_DEV_INDEX] &&
 	    !tb[FABTRACE_A_QP_DEV_NAME]) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[FABTRACE_A_QP_QPN],

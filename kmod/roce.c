@@ -3,17 +3,11 @@
 
 #include "roce.h"
 
-#define OP_REQ		FT_PKT_REQ
-#define OP_RESP		FT_PKT_RESP
-#define OP_AETH		FT_OP_AETH
-#define OP_VALID	FT_OP_VALID
-
-#define RC(op, c, e, f) [0x00 | (op)] = { (c), (e), (f) | OP_VALID }
-#define UC(op, c, e, f) [0x20 | (op)] = { (c), (e), (f) | OP_VALID }
-#define UD(op, c, e, f) [0x60 | (op)] = { (c), (e) + 8, (f) | OP_VALID }
-/* XRC requests carry an XRCETH (4 bytes); XRC responses do not. */
-#define XQ(op, c, e, f) [0xa0 | (op)] = { (c), (e) + 4, (f) | OP_VALID }
-#define XR(op, c, e, f) [0xa0 | (op)] = { (c), (e), (f) | OP_VALID }
+/* Transports: the top three bits of a BTH opcode */
+#define RC	0x00
+#define UC	0x20
+#define UD	0x60
+#define XRC	0xa0
 
 /* Opcode values within a transport, as IBTA numbers them */
 #define SEND_FIRST		0x00
@@ -50,46 +44,88 @@
 #define ATMETH	28
 #define IETH	4
 #define FETH	4
+#define DETH	8
+#define XRCETH	4
 
-#define REQUESTS(T)							\
-	T(SEND_FIRST, FT_CLS_SEND, 0, OP_REQ),				\
-	T(SEND_MIDDLE, FT_CLS_SEND, 0, OP_REQ),				\
-	T(SEND_LAST, FT_CLS_SEND, 0, OP_REQ),				\
-	T(SEND_LAST_IMM, FT_CLS_SEND, IMMDT, OP_REQ),			\
-	T(SEND_ONLY, FT_CLS_SEND, 0, OP_REQ),				\
-	T(SEND_ONLY_IMM, FT_CLS_SEND, IMMDT, OP_REQ),			\
-	T(WRITE_FIRST, FT_CLS_WRITE, RETH, OP_REQ),			\
-	T(WRITE_MIDDLE, FT_CLS_WRITE, 0, OP_REQ),			\
-	T(WRITE_LAST, FT_CLS_WRITE, 0, OP_REQ),				\
-	T(WRITE_LAST_IMM, FT_CLS_WRITE, IMMDT, OP_REQ),			\
-	T(WRITE_ONLY, FT_CLS_WRITE, RETH, OP_REQ),			\
-	T(WRITE_ONLY_IMM, FT_CLS_WRITE, RETH + IMMDT, OP_REQ)
+/* Flags of valid opcodes, by the PSN space they belong to */
+#define REQ	(FT_PKT_REQ | FT_OP_VALID)
+#define RESP	(FT_PKT_RESP | FT_OP_VALID)
 
-#define RELIABLE(T)							\
-	T(READ_REQ, FT_CLS_READ_REQ, RETH, OP_REQ),			\
-	T(CMP_SWAP, FT_CLS_ATOMIC, ATMETH, OP_REQ),			\
-	T(FETCH_ADD, FT_CLS_ATOMIC, ATMETH, OP_REQ),			\
-	T(SEND_LAST_INV, FT_CLS_SEND, IETH, OP_REQ),			\
-	T(SEND_ONLY_INV, FT_CLS_SEND, IETH, OP_REQ),			\
-	T(FLUSH, FT_CLS_OTHER, FETH + RETH, OP_REQ),			\
-	T(ATOMIC_WRITE, FT_CLS_ATOMIC, RETH, OP_REQ)
-
-#define RESPONSES(T)							\
-	T(READ_RESP_FIRST, FT_CLS_READ_RESP, AETH, OP_RESP | OP_AETH),	\
-	T(READ_RESP_MIDDLE, FT_CLS_READ_RESP, 0, OP_RESP),		\
-	T(READ_RESP_LAST, FT_CLS_READ_RESP, AETH, OP_RESP | OP_AETH),	\
-	T(READ_RESP_ONLY, FT_CLS_READ_RESP, AETH, OP_RESP | OP_AETH),	\
-	T(ACK, FT_CLS_ACK, AETH, OP_AETH),				\
-	T(ATOMIC_ACK, FT_CLS_ATOMIC, AETH + ATMACK, OP_RESP | OP_AETH)
-
+/*
+ * One entry per BTH opcode.  Opcodes the table leaves zero are reserved or
+ * vendor specific: not FT_OP_VALID.
+ */
 const struct ft_op ft_ops[256] = {
-	REQUESTS(RC), RELIABLE(RC), RESPONSES(RC),
-	REQUESTS(UC),
-	UD(SEND_ONLY, FT_CLS_SEND, 0, OP_REQ),
-	UD(SEND_ONLY_IMM, FT_CLS_SEND, IMMDT, OP_REQ),
-	REQUESTS(XQ), RELIABLE(XQ), RESPONSES(XR),
-	/* A CNP carries 16 reserved bytes and no payload. */
-	[FT_OPCODE_CNP] = { FT_CLS_CNP, 16, OP_VALID },
+	/* RC */
+	[RC | SEND_FIRST] = { FT_CLS_SEND, 0, REQ },
+	[RC | SEND_MIDDLE] = { FT_CLS_SEND, 0, REQ },
+	[RC | SEND_LAST] = { FT_CLS_SEND, 0, REQ },
+	[RC | SEND_LAST_IMM] = { FT_CLS_SEND, IMMDT, REQ },
+	[RC | SEND_ONLY] = { FT_CLS_SEND, 0, REQ },
+	[RC | SEND_ONLY_IMM] = { FT_CLS_SEND, IMMDT, REQ },
+	[RC | WRITE_FIRST] = { FT_CLS_WRITE, RETH, REQ },
+	[RC | WRITE_MIDDLE] = { FT_CLS_WRITE, 0, REQ },
+	[RC | WRITE_LAST] = { FT_CLS_WRITE, 0, REQ },
+	[RC | WRITE_LAST_IMM] = { FT_CLS_WRITE, IMMDT, REQ },
+	[RC | WRITE_ONLY] = { FT_CLS_WRITE, RETH, REQ },
+	[RC | WRITE_ONLY_IMM] = { FT_CLS_WRITE, RETH + IMMDT, REQ },
+	[RC | READ_REQ] = { FT_CLS_READ_REQ, RETH, REQ },
+	[RC | READ_RESP_FIRST] = { FT_CLS_READ_RESP, AETH, RESP | FT_OP_AETH },
+	[RC | READ_RESP_MIDDLE] = { FT_CLS_READ_RESP, 0, RESP },
+	[RC | READ_RESP_LAST] = { FT_CLS_READ_RESP, AETH, RESP | FT_OP_AETH },
+	[RC | READ_RESP_ONLY] = { FT_CLS_READ_RESP, AETH, RESP | FT_OP_AETH },
+	[RC | ACK] = { FT_CLS_ACK, AETH, FT_OP_AETH | FT_OP_VALID },
+	[RC | ATOMIC_ACK] = { FT_CLS_ATOMIC, AETH + ATMACK, RESP | FT_OP_AETH },
+	[RC | CMP_SWAP] = { FT_CLS_ATOMIC, ATMETH, REQ },
+	[RC | FETCH_ADD] = { FT_CLS_ATOMIC, ATMETH, REQ },
+	[RC | SEND_LAST_INV] = { FT_CLS_SEND, IETH, REQ },
+	[RC | SEND_ONLY_INV] = { FT_CLS_SEND, IETH, REQ },
+	[RC | FLUSH] = { FT_CLS_OTHER, FETH + RETH, REQ },
+	[RC | ATOMIC_WRITE] = { FT_CLS_ATOMIC, RETH, REQ },
+	/* UC */
+	[UC | SEND_FIRST] = { FT_CLS_SEND, 0, REQ },
+	[UC | SEND_MIDDLE] = { FT_CLS_SEND, 0, REQ },
+	[UC | SEND_LAST] = { FT_CLS_SEND, 0, REQ },
+	[UC | SEND_LAST_IMM] = { FT_CLS_SEND, IMMDT, REQ },
+	[UC | SEND_ONLY] = { FT_CLS_SEND, 0, REQ },
+	[UC | SEND_ONLY_IMM] = { FT_CLS_SEND, IMMDT, REQ },
+	[UC | WRITE_FIRST] = { FT_CLS_WRITE, RETH, REQ },
+	[UC | WRITE_MIDDLE] = { FT_CLS_WRITE, 0, REQ },
+	[UC | WRITE_LAST] = { FT_CLS_WRITE, 0, REQ },
+	[UC | WRITE_LAST_IMM] = { FT_CLS_WRITE, IMMDT, REQ },
+	[UC | WRITE_ONLY] = { FT_CLS_WRITE, RETH, REQ },
+	[UC | WRITE_ONLY_IMM] = { FT_CLS_WRITE, RETH + IMMDT, REQ },
+	/* UD: every request carries a DETH */
+	[UD | SEND_ONLY] = { FT_CLS_SEND, DETH, REQ },
+	[UD | SEND_ONLY_IMM] = { FT_CLS_SEND, DETH + IMMDT, REQ },
+	/* XRC: requests carry an XRCETH, responses do not */
+	[XRC | SEND_FIRST] = { FT_CLS_SEND, XRCETH, REQ },
+	[XRC | SEND_MIDDLE] = { FT_CLS_SEND, XRCETH, REQ },
+	[XRC | SEND_LAST] = { FT_CLS_SEND, XRCETH, REQ },
+	[XRC | SEND_LAST_IMM] = { FT_CLS_SEND, IMMDT + XRCETH, REQ },
+	[XRC | SEND_ONLY] = { FT_CLS_SEND, XRCETH, REQ },
+	[XRC | SEND_ONLY_IMM] = { FT_CLS_SEND, IMMDT + XRCETH, REQ },
+	[XRC | WRITE_FIRST] = { FT_CLS_WRITE, RETH + XRCETH, REQ },
+	[XRC | WRITE_MIDDLE] = { FT_CLS_WRITE, XRCETH, REQ },
+	[XRC | WRITE_LAST] = { FT_CLS_WRITE, XRCETH, REQ },
+	[XRC | WRITE_LAST_IMM] = { FT_CLS_WRITE, IMMDT + XRCETH, REQ },
+	[XRC | WRITE_ONLY] = { FT_CLS_WRITE, RETH + XRCETH, REQ },
+	[XRC | WRITE_ONLY_IMM] = { FT_CLS_WRITE, RETH + IMMDT + XRCETH, REQ },
+	[XRC | READ_REQ] = { FT_CLS_READ_REQ, RETH + XRCETH, REQ },
+	[XRC | READ_RESP_FIRST] = { FT_CLS_READ_RESP, AETH, RESP | FT_OP_AETH },
+	[XRC | READ_RESP_MIDDLE] = { FT_CLS_READ_RESP, 0, RESP },
+	[XRC | READ_RESP_LAST] = { FT_CLS_READ_RESP, AETH, RESP | FT_OP_AETH },
+	[XRC | READ_RESP_ONLY] = { FT_CLS_READ_RESP, AETH, RESP | FT_OP_AETH },
+	[XRC | ACK] = { FT_CLS_ACK, AETH, FT_OP_AETH | FT_OP_VALID },
+	[XRC | ATOMIC_ACK] = { FT_CLS_ATOMIC, AETH + ATMACK, RESP | FT_OP_AETH },
+	[XRC | CMP_SWAP] = { FT_CLS_ATOMIC, ATMETH + XRCETH, REQ },
+	[XRC | FETCH_ADD] = { FT_CLS_ATOMIC, ATMETH + XRCETH, REQ },
+	[XRC | SEND_LAST_INV] = { FT_CLS_SEND, IETH + XRCETH, REQ },
+	[XRC | SEND_ONLY_INV] = { FT_CLS_SEND, IETH + XRCETH, REQ },
+	[XRC | FLUSH] = { FT_CLS_OTHER, FETH + RETH + XRCETH, REQ },
+	[XRC | ATOMIC_WRITE] = { FT_CLS_ATOMIC, RETH + XRCETH, REQ },
+	/* a CNP carries 16 reserved bytes and no payload */
+	[FT_OPCODE_CNP] = { FT_CLS_CNP, 16, FT_OP_VALID },
 };
 
 static const u8 ft_nak_code[32] = {

@@ -18,8 +18,8 @@ struct ft_dev;
  */
 #define FT_QPN_BITS	24
 #define FT_LEAF_BITS	9
-#define FT_LEAF_SIZE	(1u << FT_LEAF_BITS)
-#define FT_ROOT_SIZE	(1u << (FT_QPN_BITS - FT_LEAF_BITS))
+#define FT_LEAF_SIZE	BIT(FT_LEAF_BITS)
+#define FT_ROOT_SIZE	BIT(FT_QPN_BITS - FT_LEAF_BITS)
 
 struct ft_leaf {
 	struct ft_qp __rcu *slot[FT_LEAF_SIZE];

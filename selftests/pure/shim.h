@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Userspace stand-ins for the kernel primitives of kmod's pure code. */
+#ifndef _FABTRACE_SHIM_H
+#define _FABTRACE_SHIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int32_t s32;
+typedef int64_t s64;
+
+typedef struct {
+	s64 counter;
+} atomic64_t;
+
+/* Relaxed, like the kernel's: only the sum has to be right. */
+static inline void atomic64_add(s64 i, atomic64_t *v)
+{
+	__atomic_fetch_add(&v->counter, i, __ATOMIC_RELAXED);
+}
+
+static inline void atomic64_inc(atomic64_t *v)
+{
+	atomic64_add(1, v);
+}
+
+static inline s64 atomic64_read(const atomic64_t *v)
+{
+	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
+}
+
+static inline void atomic64_set(atomic64_t *v, s64 i)
+{
+	__atomic_store_n(&v->counter, i, __ATOMIC_RELAXED);
+}
+
+struct list_head {
+	struct list_head *next, *prev;
+};
+
+#define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, val) (*(volatile __typeof__(x) *)&(x) = (val))
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define __rcu
+#define rcu_dereference(p) READ_ONCE(p)
+#define rcu_access_pointer(p) READ_ONCE(p)
+#define rcu_assign_pointer(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+#define BIT(n) (1UL << (n))
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+#define BUILD_BUG_ON(c) _Static_assert(!(c), #c)
+
+
+#endif /* _FABTRACE_SHIM_H */
