@@ -79,8 +79,6 @@ static int done_cb(const struct nlmsghdr *nlh, void *arg)
 	struct run *r = arg;
 	int err;
 
-	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
-		r->nl->intr = true;
 	if (len < sizeof(err))
 		return MNL_CB_STOP;
 	memcpy(&err, p, sizeof(err));
@@ -97,13 +95,30 @@ static int data_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct run *r = arg;
 
-	/* entries changed while the kernel walked them: see nl_dump() */
-	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
-		r->nl->intr = true;
 	return r->cb ? r->cb(nlh, r->data) : MNL_CB_OK;
 }
 
-int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+/*
+ * libmnl turns NLM_F_DUMP_INTR into an error (EINTR) and drops the rest of
+ * the buffer.  fabtrace wants the data and decides itself what an
+ * interrupted dump means (nl_dump() runs it again), so the flag is taken
+ * off here and remembered.
+ */
+static void take_dump_intr(struct nl *nl, void *buf, size_t len)
+{
+	struct nlmsghdr *nlh = buf;
+	int rem = (int)len;
+
+	for (; mnl_nlmsg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
+		if (nlh->nlmsg_flags & NLM_F_DUMP_INTR) {
+			nlh->nlmsg_flags &= ~NLM_F_DUMP_INTR;
+			nl->intr = true;
+		}
+	}
+}
+
+int nl_process(struct nl *nl, void *buf, size_t len, unsigned int seq,
+	       mnl_cb_t cb, void *data)
 {
 	/* libmnl takes a non-const table */
 	static mnl_cb_t ctl[NLMSG_MIN_TYPE] = {
@@ -111,13 +126,31 @@ int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 		[NLMSG_DONE] = done_cb,
 	};
 	struct run r = { nl, cb, data };
+	int ret;
+
+	take_dump_intr(nl, buf, len);
+	errno = 0;
+	ret = mnl_cb_run2(buf, len, seq, nl->portid, data_cb, &r, ctl,
+			  ARRAY_SIZE(ctl));
+	if (ret < MNL_CB_STOP)
+		return errno ? -errno : -EPROTO;
+	return ret;
+}
+
+static void nl_reset(struct nl *nl)
+{
+	nl->intr = false;
+	nl->kernel_err = false;
+	nl->extack[0] = '\0';
+}
+
+int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+{
 	unsigned int seq = nlh->nlmsg_seq;
 	ssize_t len;
 	int ret;
 
-	nl->intr = false;
-	nl->kernel_err = false;
-	nl->extack[0] = '\0';
+	nl_reset(nl);
 	if (mnl_socket_sendto(nl->sk, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
 	for (;;) {
@@ -132,13 +165,11 @@ int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 			}
 			return -errno;
 		}
-		errno = 0;
-		ret = mnl_cb_run2(nl->rbuf, len, seq, nl->portid, data_cb, &r,
-				  ctl, ARRAY_SIZE(ctl));
+		ret = nl_process(nl, nl->rbuf, len, seq, cb, data);
 		if (ret == MNL_CB_STOP)
 			return 0;
-		if (ret < MNL_CB_STOP)
-			return errno ? -errno : -EPROTO;
+		if (ret < 0)
+			return ret;
 	}
 }
 

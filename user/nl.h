@@ -57,6 +57,16 @@ struct nlmsghdr *nl_req(struct nl *nl, uint8_t cmd, bool dump);
 int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data);
 
 /*
+ * Feed one received buffer to @cb (data messages) and to the handlers of
+ * acks, errors and the end of a dump; NLM_F_DUMP_INTR sets nl->intr.
+ * Returns MNL_CB_OK (more to come), MNL_CB_STOP (done) or -errno, with a
+ * kernel error's extack in nl->extack.  nl_talk()'s inner step, apart for
+ * the unit tests.
+ */
+int nl_process(struct nl *nl, void *buf, size_t len, unsigned int seq,
+	       mnl_cb_t cb, void *data);
+
+/*
  * A dump that must be consistent.  @build writes the request; @cb gets each
  * message; @restart (may be NULL) forgets what @cb collected.  When the
  * kernel flags the dump interrupted (entries changed meanwhile) it is run

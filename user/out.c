@@ -222,6 +222,13 @@ static void emit(struct out *o, struct json_object *v)
 	json_object_put(v);
 }
 
+/* Mark @v as set by the element being built, in print order. */
+static void stamp(struct out *o, struct json_object *v)
+{
+	o->stamp++;
+	json_object_set_userdata(v, (void *)o->stamp, NULL);
+}
+
 static struct json_object *top(const struct out *o)
 {
 	return o->depth >= 0 ? o->stack[o->depth] : NULL;
@@ -248,7 +255,7 @@ static struct json_object *reuse(struct out *o, const char *key, enum json_type 
 	}
 	if (!json_object_is_type(v, type))
 		return NULL;
-	json_object_set_userdata(v, (void *)++o->stamp, NULL);
+	stamp(o, v);
 	return v;
 }
 
@@ -258,7 +265,7 @@ static void attach(struct out *o, const char *key, struct json_object *v)
 	struct json_object *parent = top(o);
 
 	if (o->reusing)
-		json_object_set_userdata(v, (void *)++o->stamp, NULL);
+		stamp(o, v);
 	if (!parent) {
 		emit(o, v);		/* a lone scalar document */
 	} else if (json_object_is_type(parent, json_type_array)) {
