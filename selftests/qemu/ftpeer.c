@@ -202,11 +202,12 @@ static uint32_t get_u32(const char *p)
 
 /*
  * A dead peer (kernel panic on the other node) must not hang a test forever:
- * keepalive notices within ~10 s on the otherwise idle control link.
+ * keepalive notices within ~40 s on the otherwise idle control link, which
+ * is also long enough for a TCG guest starved of host CPU to answer.
  */
 static void tune_socket(int fd)
 {
-	int one = 1, idle = 5, intvl = 2, cnt = 3;
+	int one = 1, idle = 10, intvl = 5, cnt = 6;
 
 	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));

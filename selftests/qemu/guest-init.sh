@@ -110,8 +110,8 @@ wait_until() {
 	done
 }
 # MACs are set by nodes.sh: 52:54:00:fa:00:0N data, 52:54:00:fc:00:0N control.
-wait_until 10 nic_by_mac "52:54:00:fa:00:$idx" >/dev/null || fatal "no data NIC"
-wait_until 10 nic_by_mac "52:54:00:fc:00:$idx" >/dev/null || fatal "no control NIC"
+wait_until 30 nic_by_mac "52:54:00:fa:00:$idx" >/dev/null || fatal "no data NIC"
+wait_until 30 nic_by_mac "52:54:00:fc:00:$idx" >/dev/null || fatal "no control NIC"
 FT_NETDEV=$(nic_by_mac "52:54:00:fa:00:$idx")
 FT_CTL_NETDEV=$(nic_by_mac "52:54:00:fc:00:$idx")
 export FT_NETDEV FT_CTL_NETDEV
@@ -119,8 +119,8 @@ ip addr add "$FT_SELF_IP/24" dev "$FT_NETDEV"
 ip addr add "$FT_CTL_IP/24" dev "$FT_CTL_NETDEV"
 ip link set "$FT_NETDEV" up
 ip link set "$FT_CTL_NETDEV" up
-wait_until 10 link_up "$FT_NETDEV" || fatal "$FT_NETDEV did not come up"
-wait_until 10 link_up "$FT_CTL_NETDEV" || fatal "$FT_CTL_NETDEV did not come up"
+wait_until 30 link_up "$FT_NETDEV" || fatal "$FT_NETDEV did not come up"
+wait_until 30 link_up "$FT_CTL_NETDEV" || fatal "$FT_CTL_NETDEV did not come up"
 
 say "links up"
 # The module, installed the way a node has it: /lib/modules/$KVER/extra plus
@@ -148,7 +148,7 @@ export FTPEER=/usr/local/bin/ftpeer
 # this environment: a peer command sees its own node's FT_* values.
 ftpeer serve -a "$FT_CTL_IP" &
 agent=$!
-wait_until 10 ftpeer -h "$FT_CTL_IP" -w 0 true 2>/dev/null || fatal "agent did not start"
+wait_until 30 ftpeer -h "$FT_CTL_IP" -w 0 true 2>/dev/null || fatal "agent did not start"
 say "up (data $FT_NETDEV $FT_SELF_IP, control $FT_CTL_NETDEV $FT_CTL_IP)"
 
 if [ "$FT_ROLE" = b ]; then
@@ -161,9 +161,9 @@ if [ "$FT_ROLE" = b ]; then
 fi
 
 # Node A: the peer must be reachable on both links before anything runs.
-ftpeer -w 120 true || fatal "node b's agent unreachable at $FT_PEER_CTL_IP"
+ftpeer -w 300 true || fatal "node b's agent unreachable at $FT_PEER_CTL_IP"
 peer_ping() { ping -c 1 -W 1 "$FT_PEER_IP" >/dev/null 2>&1; }
-if ! wait_until 30 peer_ping; then
+if ! wait_until 60 peer_ping; then
 	ip -s link show "$FT_NETDEV"
 	ip neigh
 	ping -c 1 -W 1 "$FT_PEER_IP"

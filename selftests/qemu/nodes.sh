@@ -30,12 +30,21 @@ FT_VM_SMP=${FT_VM_SMP:-1}
 # MiB per node: QEMU only backs what the guest touches, and 100k QPs need
 # room for queue buffers.
 FT_VM_MEM=${FT_VM_MEM:-2048}
+# Kernel command line.  loglevel=5: warnings reach the console live.
+# printk.time=1: the log scanner only trusts timestamped (kernel) lines.
+# panic=-1 + -no-reboot: a panic ends QEMU instead of hanging the run.
+# no_timer_check: when the host is busy, the PIT-through-IO-APIC check can
+# miss its window under TCG and panic at boot ("IO-APIC + timer doesn't
+# work!"), seen with a 2-core host running four guests; tsc=reliable: no
+# clocksource watchdog tripping over a starved vCPU.
+FTVM_CMDLINE="console=ttyS0 loglevel=5 printk.time=1 panic=-1 no_timer_check tsc=reliable"
 # Extra kernel command line for both nodes (e.g. "mitigations=off").
 FT_VM_APPEND=${FT_VM_APPEND:-}
 # Seconds for one kernel: boot + every test + power-off.
 FT_VM_TIMEOUT=${FT_VM_TIMEOUT:-1800}
-# Seconds from QEMU start until a node reports "up".
-FT_VM_BOOT_TIMEOUT=${FT_VM_BOOT_TIMEOUT:-120}
+# Seconds from QEMU start until node A starts CMD.  ~10 s on an idle host,
+# but a 2-core machine shared with other TCG guests was seen at 80 s.
+FT_VM_BOOT_TIMEOUT=${FT_VM_BOOT_TIMEOUT:-300}
 
 # The CLI the nodes get as /usr/local/sbin/fabtrace.
 FT_CLI=${FT_CLI:-$FT_REPO/user/fabtrace}
@@ -157,7 +166,7 @@ _ftvm_qemu() {
 		-accel tcg,thread=multi -cpu max -smp "$FT_VM_SMP" -m "$FT_VM_MEM" \
 		-nodefaults -no-user-config -display none -no-reboot \
 		-kernel "/boot/vmlinuz-$FTVM_KVER" -initrd "$FTVM_VM/initrd.gz" \
-		-append "console=ttyS0 loglevel=5 printk.time=1 panic=-1 $FT_VM_APPEND ft.role=$role ft.init=$FTVM_DIR/guest-init.sh ft.env=$FTVM_VM/run.env" \
+		-append "$FTVM_CMDLINE $FT_VM_APPEND ft.role=$role ft.init=$FTVM_DIR/guest-init.sh ft.env=$FTVM_VM/run.env" \
 		-serial "file:$FTVM_VM/node-$role.console" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$FTVM_OUT,mount_tag=ftout,security_model=none,multidevs=remap" \
