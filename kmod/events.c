@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* QP lifecycle and congestion events: rate limiting and queueing. */
 
+#include <linux/debugfs.h>
 #include <linux/jiffies.h>
 #include <linux/pid.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -238,17 +240,110 @@ static void ev_work_fn(struct work_struct *work)
 	kfree(e);
 }
 
+/*
+ * Test-only (debugfs is not ABI): what an event costs when rate limiting
+ * withholds it, and when it is queued and sent.  Writing N to
+ * fabtrace/bench_events runs N of each on a dummy QP; reading gives the
+ * nanoseconds per event.  The dummy's events count in the statistics.
+ */
+static struct dentry *ft_debugfs;
+static u64 bench_suppressed_ns, bench_delivered_ns;
+
+static void bench_events(unsigned int n)
+{
+	static struct ft_dev bench_dev = { .name = "bench" };
+	unsigned int i, batch;
+	struct ft_qp *qp;
+	u64 t0;
+
+	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
+	if (!qp)
+		return;
+	qp->dev = &bench_dev;
+	strscpy(qp->comm, "bench", sizeof(qp->comm));
+
+	/* a congestion event of a QP that just had one: withheld */
+	WRITE_ONCE(qp->ev_last, (u32)jiffies ?: 1);
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++)
+		ev_queue(qp, FABTRACE_EVENT_KIND_TIMEOUT, i);
+	bench_suppressed_ns = div_u64(ktime_get_ns() - t0, n);
+
+	/*
+	 * Lifecycle events are not limited per QP; queue them in batches that
+	 * fit the ring and the global limit, each waited for until sent.
+	 */
+	batch = min_t(unsigned int, FT_EV_RING / 2, READ_ONCE(ft_ev_rate) ?: 1);
+	t0 = ktime_get_ns();
+	for (i = 0; i < n;) {
+		unsigned int end = min(n, i + batch);
+
+		spin_lock_irq(&ring_lock);
+		win_count = 0;
+		spin_unlock_irq(&ring_lock);
+		for (; i < end; i++)
+			ev_queue(qp, FABTRACE_EVENT_KIND_QP_CREATE, i);
+		flush_work(&ev_work);
+	}
+	bench_delivered_ns = div_u64(ktime_get_ns() - t0, n);
+	kfree(qp);
+}
+
+static int bench_set(void *data, u64 val)
+{
+	if (!val || val > 1000000)
+		return -EINVAL;
+	bench_events(val);
+	return 0;
+}
+
+static int bench_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "suppressed_ns %llu\ndelivered_ns %llu\n",
+		   bench_suppressed_ns, bench_delivered_ns);
+	return 0;
+}
+
+static int bench_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, bench_show, NULL);
+}
+
+static ssize_t bench_write(struct file *file, const char __user *buf,
+			   size_t len, loff_t *ppos)
+{
+	u64 n;
+	int err;
+
+	err = kstrtoull_from_user(buf, len, 0, &n);
+	if (!err)
+		err = bench_set(NULL, n);
+	return err ? err : len;
+}
+
+static const struct file_operations bench_fops = {
+	.owner = THIS_MODULE,
+	.open = bench_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = bench_write,
+};
+
 int ft_events_init(void)
 {
 	ring = kvcalloc(FT_EV_RING, sizeof(*ring), GFP_KERNEL);
 	if (!ring)
 		return -ENOMEM;
 	win_start = jiffies;
+	ft_debugfs = debugfs_create_dir("fabtrace", NULL);
+	debugfs_create_file("bench_events", 0600, ft_debugfs, NULL, &bench_fops);
 	return 0;
 }
 
 void ft_events_exit(void)
 {
+	debugfs_remove_recursive(ft_debugfs);
 	cancel_work_sync(&ev_work);
 	kvfree(ring);
 	ring = NULL;
