@@ -34,6 +34,7 @@ struct ft_dev {
 	struct list_head retired;	/* destroyed QPs, oldest first, RCU */
 	u32 nr_live;
 	u32 nr_retired;
+	u32 nr_leaves;			/* index pages allocated */
 
 	struct ft_dev_pcpu __percpu *pcpu;
 	struct ft_qpidx *idx;

@@ -706,24 +706,22 @@ int fabtrace_nl_qp_reset_doit(struct sk_buff *skb, struct genl_info *info)
 
 int fabtrace_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct ft_dev_pcpu *tot;
+	struct ft_dev_pcpu tot;
 	struct sk_buff *msg;
 	struct ft_dev *dev;
-	u64 malformed = 0, unknown = 0;
+	u64 malformed = 0, unknown = 0, index_bytes = 0;
 	u32 index = 0;
 	void *hdr;
 
-	tot = kmalloc(sizeof(*tot), GFP_KERNEL);
-	if (!tot)
-		return -ENOMEM;
 	while ((dev = ft_dev_get(index, NULL, true))) {
-		ft_dev_totals(dev, tot);
-		malformed += tot->malformed;
-		unknown += tot->unknown[FT_TX] + tot->unknown[FT_RX];
+		ft_dev_totals(dev, &tot);
+		malformed += tot.malformed;
+		unknown += tot.unknown[FT_TX] + tot.unknown[FT_RX];
+		index_bytes += sizeof(*dev->idx) +
+			       (u64)READ_ONCE(dev->nr_leaves) * sizeof(struct ft_leaf);
 		index = dev->index + 1;
 		ft_dev_put(dev);
 	}
-	kfree(tot);
 
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
@@ -756,7 +754,9 @@ int fabtrace_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 	    put_u64(msg, FABTRACE_A_STATS_EVENTS_LOST,
 		    atomic64_read(&ft_ev_stats.lost), FABTRACE_A_STATS_PAD) ||
 	    nla_put_u32(msg, FABTRACE_A_STATS_GENERATION,
-			atomic_read(&ft_qp_stats.generation)))
+			atomic_read(&ft_qp_stats.generation)) ||
+	    put_u64(msg, FABTRACE_A_STATS_INDEX_BYTES, index_bytes,
+		    FABTRACE_A_STATS_PAD))
 		goto err_free_msg;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);

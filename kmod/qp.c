@@ -41,6 +41,7 @@ static struct ft_qp __rcu **slot_of(struct ft_dev *dev, u32 qpn, gfp_t gfp)
 		if (!leaf)
 			return NULL;
 		rcu_assign_pointer(dev->idx->root[hi], leaf);
+		dev->nr_leaves++;
 	}
 	return &leaf->slot[qpn & (FT_LEAF_SIZE - 1)];
 }
