@@ -48,16 +48,7 @@ static int monitor_help(void)
 	return 0;
 }
 
-struct mon {
-	struct ft *ft;
-	const char *dev;
-	uint32_t kinds;			/* 1 << kind; 0: every kind */
-	unsigned long count, shown;
-	uint64_t last_seq;		/* 0: none seen yet */
-	bool overrun;			/* ENOBUFS, loss not reported yet */
-};
-
-static void lost(struct mon *m, uint64_t n)
+static void lost(struct monitor *m, uint64_t n)
 {
 	if (n)
 		ft_err("monitor fell behind, %llu events lost", (unsigned long long)n);
@@ -66,10 +57,10 @@ static void lost(struct mon *m, uint64_t n)
 	m->overrun = false;
 }
 
-static int mon_cb(const struct nlmsghdr *nlh, void *data)
+int monitor_msg(const struct nlmsghdr *nlh, void *data)
 {
 	const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
-	struct mon *m = data;
+	struct monitor *m = data;
 	struct ft_event_rec e;
 
 	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*g) ||
@@ -99,7 +90,7 @@ static int mon_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int parse_args(int argc, char **argv, struct mon *m)
+static int parse_args(int argc, char **argv, struct monitor *m)
 {
 	char list[256];
 	const char *v, *why;
@@ -151,7 +142,7 @@ static int parse_args(int argc, char **argv, struct mon *m)
 
 int do_monitor(struct ft *ft, int argc, char **argv)
 {
-	struct mon m = { .ft = ft, .count = ft->count };
+	struct monitor m = { .ft = ft, .count = ft->count };
 	sigset_t oldmask;
 	struct nl *nl;
 	int ret, fd;
@@ -197,7 +188,7 @@ int do_monitor(struct ft *ft, int argc, char **argv)
 			ft_err("monitor: %s", strerror(errno));
 			return -1;
 		}
-		ret = mnl_cb_run(nl->rbuf, len, 0, 0, mon_cb, &m);
+		ret = mnl_cb_run(nl->rbuf, len, 0, 0, monitor_msg, &m);
 		if (ret == MNL_CB_STOP)
 			break;		/* count reached */
 		if (ret < 0) {

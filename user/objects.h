@@ -35,4 +35,23 @@ int qp_parse_show(int argc, char **argv, struct qp_query *q);
 bool qp_query_is_do(const struct qp_query *q);
 void qp_query_free(struct qp_query *q);
 
+struct nlmsghdr;
+
+/* What "monitor" keeps between events (unit-tested through monitor_msg()). */
+struct monitor {
+	struct ft *ft;
+	const char *dev;		/* only this device's events */
+	uint32_t kinds;			/* 1 << kind; 0: every kind */
+	unsigned long count, shown;	/* stop after count (0: never) */
+	uint64_t last_seq;		/* 0: none seen yet */
+	bool overrun;			/* ENOBUFS, loss not reported yet */
+};
+
+/*
+ * One notification: report a gap in the sequence numbers (or an overrun
+ * without one) on stderr, filter, print.  MNL_CB_STOP once count events
+ * were printed.  An mnl_cb_t.
+ */
+int monitor_msg(const struct nlmsghdr *nlh, void *data);
+
 #endif /* _FABTRACE_OBJECTS_H */
