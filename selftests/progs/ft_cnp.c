@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ft_cnp: sends hand-made RoCEv2 CNPs to a QP through an AF_PACKET socket. */
+
+/*
+ * rxe never sends a Congestion Notification Packet (it has no ECN logic),
+ * yet fabtrace must count CNPs received per QP.  This makes real ones:
+ *
+ *   Ethernet  dst, src, 0x0800
+ *   IPv4      DSCP/ECN as asked, DF, TTL 64, header checksum
+ *   UDP       sport (default 0xC000 | qpn & 0x3fff), dport 4791, checksum 0
+ *             (RoCEv2 allows 0 over IPv4)
+ *   BTH       opcode 0x81 (CNP), SE=M=pad=TVer=0, P_Key 0xFFFF, BECN set,
+ *             FECN clear, DestQP = --qpn, A=0, PSN 0
+ *   16 reserved bytes of zero
+ *   ICRC      computed as rxe computes it (icrc.c)
+ *
+ * All frames are identical, so one is built and sent --count times.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <linux/if_packet.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "icrc.h"
+#include "pcap.h"
+
+#define ROCE_PORT	4791
+#define OPC_CNP		0x81
+#define BTH_BECN	0x40	/* in BTH byte 4 */
+#define ETH_LEN		14
+#define IP_LEN		20
+#define UDP_LEN		8
+#define BTH_LEN		12
+#define CNP_RSVD	16
+#define FRAME_LEN	(ETH_LEN + IP_LEN + UDP_LEN + BTH_LEN + CNP_RSVD + 4)
+
+static const char *prog = "ft_cnp";
+static volatile sig_atomic_t stop_sig;
+
+static struct {
+	const char *ifname, *pcap;
+	struct in_addr src_ip, dst_ip;
+	uint8_t src_mac[6], dst_mac[6];
+	bool have_src_ip, have_src_mac, have_dst_mac, have_dst_ip;
+	long qpn, count, interval_us, sport, pkey;
+	int dscp, ecn;
+	double timeout_s;
+} c = { .qpn = -1, .count = 1, .sport = -1, .pkey = 0xffff, .timeout_s = 60 };
+
+static void usage(void)
+{
+	printf("Usage: %s --ifname IF --dst-ip A.B.C.D --qpn N [options]\n"
+"  --ifname IF          interface to send on (its MAC and IPv4 are the defaults)\n"
+"  --dst-ip A.B.C.D     the node whose QP gets the CNPs\n"
+"  --dst-mac MAC        default: IF's neighbour (ARP) entry for --dst-ip\n"
+"  --src-ip A.B.C.D     default: IF's address\n"
+"  --src-mac MAC        default: IF's MAC\n"
+"  --qpn N              destination QP number (BTH DestQP), 0..0xffffff\n"
+"  --count K            frames to send (default 1)\n"
+"  --interval-us U      gap between frames (default 0: back to back)\n"
+"  --dscp D --ecn E     IP TOS = D << 2 | E (default 0, 0)\n"
+"  --sport P            UDP source port (default 0xC000 | (qpn & 0x3fff))\n"
+"  --pkey P             BTH P_Key (default 0xffff)\n"
+"  --pcap FILE          write the frames to FILE instead of sending (no root;\n"
+"                       --ifname optional if --src-ip/--src-mac/--dst-mac given)\n"
+"  --timeout-s S        overall deadline (default 60; 0 = none)\n"
+"Prints {\"sent\",\"qpn\",\"bytes_per_frame\",...} on stdout.\n"
+"Exit: 0 ok, 1 failure, 2 usage, 3 deadline.\n", prog);
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help'.\n", prog);
+	exit(2);
+}
+
+static long parse_int(const char *opt, const char *s, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 0);
+	if (errno || end == s || *end)
+		usage_error("%s: '%s' is not an integer", opt, s);
+	if (v < min || v > max)
+		usage_error("%s: %ld is out of range [%ld, %ld]", opt, v, min, max);
+	return v;
+}
+
+static void parse_mac(const char *opt, const char *s, uint8_t mac[6])
+{
+	unsigned int b[6];
+	char extra;
+	int i;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+		   &extra) != 6)
+		usage_error("%s: '%s' is not a MAC address (xx:xx:xx:xx:xx:xx)", opt, s);
+	for (i = 0; i < 6; i++) {
+		if (b[i] > 0xff)
+			usage_error("%s: '%s' is not a MAC address", opt, s);
+		mac[i] = b[i];
+	}
+}
+
+static void parse_ip(const char *opt, const char *s, struct in_addr *a)
+{
+	if (inet_pton(AF_INET, s, a) != 1)
+		usage_error("%s: '%s' is not an IPv4 address", opt, s);
+}
+
+static void parse(int argc, char **argv)
+{
+	enum { O_IF = 256, O_DIP, O_DMAC, O_SIP, O_SMAC, O_QPN, O_COUNT, O_INTERVAL,
+	       O_DSCP, O_ECN, O_SPORT, O_PKEY, O_PCAP, O_TIMEOUT };
+	static const struct option opts[] = {
+		{ "ifname", required_argument, NULL, O_IF },
+		{ "dst-ip", required_argument, NULL, O_DIP },
+		{ "dst-mac", required_argument, NULL, O_DMAC },
+		{ "src-ip", required_argument, NULL, O_SIP },
+		{ "src-mac", required_argument, NULL, O_SMAC },
+		{ "qpn", required_argument, NULL, O_QPN },
+		{ "count", required_argument, NULL, O_COUNT },
+		{ "interval-us", required_argument, NULL, O_INTERVAL },
+		{ "dscp", required_argument, NULL, O_DSCP },
+		{ "ecn", required_argument, NULL, O_ECN },
+		{ "sport", required_argument, NULL, O_SPORT },
+		{ "pkey", required_argument, NULL, O_PKEY },
+		{ "pcap", required_argument, NULL, O_PCAP },
+		{ "timeout-s", required_argument, NULL, O_TIMEOUT },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	char *end;
+	int o;
+
+	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (o) {
+		case O_IF:
+			if (!*optarg || strlen(optarg) >= IFNAMSIZ)
+				usage_error("--ifname: '%s' is not an interface name", optarg);
+			c.ifname = optarg;
+			break;
+		case O_DIP: parse_ip("--dst-ip", optarg, &c.dst_ip); c.have_dst_ip = true; break;
+		case O_SIP: parse_ip("--src-ip", optarg, &c.src_ip); c.have_src_ip = true; break;
+		case O_DMAC: parse_mac("--dst-mac", optarg, c.dst_mac); c.have_dst_mac = true; break;
+		case O_SMAC: parse_mac("--src-mac", optarg, c.src_mac); c.have_src_mac = true; break;
+		case O_QPN: c.qpn = parse_int("--qpn", optarg, 0, 0xffffff); break;
+		case O_COUNT: c.count = parse_int("--count", optarg, 1, 1000000000); break;
+		case O_INTERVAL:
+			c.interval_us = parse_int("--interval-us", optarg, 0, 60000000);
+			break;
+		case O_DSCP: c.dscp = parse_int("--dscp", optarg, 0, 63); break;
+		case O_ECN: c.ecn = parse_int("--ecn", optarg, 0, 3); break;
+		case O_SPORT: c.sport = parse_int("--sport", optarg, 1, 65535); break;
+		case O_PKEY: c.pkey = parse_int("--pkey", optarg, 0, 0xffff); break;
+		case O_PCAP: c.pcap = optarg; break;
+		case O_TIMEOUT:
+			errno = 0;
+			c.timeout_s = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(c.timeout_s >= 0) ||
+			    c.timeout_s > 1e6)
+				usage_error("--timeout-s: '%s' is not a number of seconds", optarg);
+			break;
+		case 'h': usage(); exit(0);
+		default: fprintf(stderr, "Try '%s --help'.\n", prog); exit(2);
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (!c.have_dst_ip)
+		usage_error("--dst-ip is required");
+	if (c.qpn < 0)
+		usage_error("--qpn is required");
+	if (!c.ifname && !(c.pcap && c.have_src_ip && c.have_src_mac && c.have_dst_mac))
+		usage_error("--ifname is required (with --pcap it may be left out if "
+			    "--src-ip, --src-mac and --dst-mac are all given)");
+	if (c.sport < 0)
+		c.sport = 0xc000 | (c.qpn & 0x3fff);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void on_signal(int sig)
+{
+	stop_sig = sig;
+}
+
+static int ifreq_get(unsigned long req, struct ifreq *ifr)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret;
+
+	if (fd < 0)
+		return -1;
+	memset(ifr, 0, sizeof(*ifr));
+	snprintf(ifr->ifr_name, IFNAMSIZ, "%s", c.ifname);
+	ret = ioctl(fd, req, ifr);
+	close(fd);
+	return ret;
+}
+
+/* Complete (flags 0x2) ARP entry for DST on our interface. */
+static bool arp_lookup(uint8_t mac[6])
+{
+	char line[256], ip[64], hw[64], dev[64], want[INET_ADDRSTRLEN];
+	unsigned int type, flags;
+	FILE *f = fopen("/proc/net/arp", "r");
+	bool found = false;
+
+	if (!f)
+		return false;
+	inet_ntop(AF_INET, &c.dst_ip, want, sizeof(want));
+	if (!fgets(line, sizeof(line), f)) {	/* column titles */
+		fclose(f);
+		return false;
+	}
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %x %x %63s %*s %63s", ip, &type, &flags, hw, dev) != 5)
+			continue;
+		if (strcmp(ip, want) || strcmp(dev, c.ifname) || !(flags & 0x2))
+			continue;
+		unsigned int b[6];
+
+		if (sscanf(hw, "%x:%x:%x:%x:%x:%x", &b[0], &b[1], &b[2], &b[3], &b[4],
+			   &b[5]) == 6) {
+			for (int i = 0; i < 6; i++)
+				mac[i] = b[i];
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * No entry yet: make the kernel resolve it by sending one UDP datagram to
+ * the discard port (the peer answers port-unreachable at most; never 4791,
+ * which would reach rxe), then watch the table for a few seconds.
+ */
+static int resolve_mac(double deadline)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(9),
+				  .sin_addr = c.dst_ip };
+	double end = now() + 3;
+	int fd;
+
+	if (arp_lookup(c.dst_mac))
+		return 0;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0) {
+		/* Root may pin it to the interface; harmless if refused. */
+		setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, c.ifname, strlen(c.ifname));
+		sendto(fd, "", 0, 0, (struct sockaddr *)&sa, sizeof(sa));
+		close(fd);
+	}
+	if (deadline && deadline < end)
+		end = deadline;
+	while (now() < end && !stop_sig) {
+		usleep(20000);
+		if (arp_lookup(c.dst_mac))
+			return 0;
+	}
+	fprintf(stderr, "%s: no ARP entry for %s on %s; pass --dst-mac\n", prog,
+		inet_ntoa(c.dst_ip), c.ifname);
+	return -1;
+}
+
+static uint16_t ip_csum(const uint8_t *h, int len)
+{
+	uint32_t sum = 0;
+	int i;
+
+	for (i = 0; i < len; i += 2)
+		sum += h[i] << 8 | h[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum;
+}
+
+static uint32_t build(uint8_t *f)
+{
+	uint8_t *ip = f + ETH_LEN, *udp = ip + IP_LEN, *bth = udp + UDP_LEN;
+	uint16_t iplen = IP_LEN + UDP_LEN + BTH_LEN + CNP_RSVD + 4, cs;
+	uint32_t icrc;
+	const char *err;
+
+	memset(f, 0, FRAME_LEN);
+	memcpy(f, c.dst_mac, 6);
+	memcpy(f + 6, c.src_mac, 6);
+	f[12] = 0x08;
+	f[13] = 0x00;
+
+	ip[0] = 0x45;
+	ip[1] = c.dscp << 2 | c.ecn;
+	ip[2] = iplen >> 8;
+	ip[3] = iplen & 0xff;
+	/* ID 0 with DF, as Linux does for its own DF datagrams. */
+	ip[6] = 0x40;
+	ip[8] = 64;
+	ip[9] = 17;
+	memcpy(ip + 12, &c.src_ip, 4);
+	memcpy(ip + 16, &c.dst_ip, 4);
+	cs = ip_csum(ip, IP_LEN);
+	ip[10] = cs >> 8;
+	ip[11] = cs & 0xff;
+
+	udp[0] = c.sport >> 8;
+	udp[1] = c.sport & 0xff;
+	udp[2] = ROCE_PORT >> 8;
+	udp[3] = ROCE_PORT & 0xff;
+	udp[4] = (iplen - IP_LEN) >> 8;
+	udp[5] = (iplen - IP_LEN) & 0xff;
+	/* udp[6..7]: checksum 0 = none, allowed for RoCEv2 over IPv4. */
+
+	bth[0] = OPC_CNP;
+	bth[1] = 0;			/* SE, M, pad, TVer */
+	bth[2] = c.pkey >> 8;
+	bth[3] = c.pkey & 0xff;
+	bth[4] = BTH_BECN;
+	bth[5] = c.qpn >> 16;
+	bth[6] = c.qpn >> 8;
+	bth[7] = c.qpn;
+	/* bth[8]: A=0; bth[9..11]: PSN 0.  Then 16 reserved zero bytes. */
+
+	icrc = ft_roce_icrc(ip, iplen - 4, &err);
+	if (err) {
+		fprintf(stderr, "%s: internal error: %s\n", prog, err);
+		exit(1);
+	}
+	/* rxe stores the CRC as a little-endian word. */
+	f[FRAME_LEN - 4] = icrc;
+	f[FRAME_LEN - 3] = icrc >> 8;
+	f[FRAME_LEN - 2] = icrc >> 16;
+	f[FRAME_LEN - 1] = icrc >> 24;
+	return icrc;
+}
+
+static void mac_str(const uint8_t *m, char *buf)
+{
+	sprintf(buf, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	uint8_t frame[FRAME_LEN];
+	struct sockaddr_ll ll = { .sll_family = AF_PACKET, .sll_halen = 6 };
+	struct ft_pcap pc = { 0 };
+	char smac[18], dmac[18], sip[INET_ADDRSTRLEN], dip[INET_ADDRSTRLEN];
+	double t0, deadline;
+	long sent = 0;
+	const char *error = NULL;
+	struct ifreq ifr;
+	uint32_t icrc;
+	int fd = -1, rc = 0;
+
+	parse(argc, argv);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	t0 = now();
+	deadline = c.timeout_s > 0 ? t0 + c.timeout_s : 0;
+
+	if (c.ifname) {
+		if (ifreq_get(SIOCGIFINDEX, &ifr)) {
+			fprintf(stderr, "%s: interface '%s': %s\n", prog, c.ifname, strerror(errno));
+			return 1;
+		}
+		ll.sll_ifindex = ifr.ifr_ifindex;
+		if (!c.have_src_mac) {
+			if (ifreq_get(SIOCGIFHWADDR, &ifr)) {
+				fprintf(stderr, "%s: MAC of %s: %s\n", prog, c.ifname,
+					strerror(errno));
+				return 1;
+			}
+			memcpy(c.src_mac, ifr.ifr_hwaddr.sa_data, 6);
+		}
+		if (!c.have_src_ip) {
+			if (ifreq_get(SIOCGIFADDR, &ifr)) {
+				fprintf(stderr, "%s: %s has no IPv4 address (%s); pass --src-ip\n",
+					prog, c.ifname, strerror(errno));
+				return 1;
+			}
+			c.src_ip = ((struct sockaddr_in *)&ifr.ifr_addr)->sin_addr;
+		}
+		if (!c.have_dst_mac && resolve_mac(deadline))
+			return 1;
+	}
+	icrc = build(frame);
+	memcpy(ll.sll_addr, c.dst_mac, 6);
+
+	if (c.pcap) {
+		if (ft_pcap_create(&pc, c.pcap)) {
+			fprintf(stderr, "%s: %s: %s\n", prog, c.pcap, strerror(errno));
+			return 1;
+		}
+	} else {
+		/* Protocol 0: send only, no copy of every received frame. */
+		fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+		if (fd < 0) {
+			fprintf(stderr, "%s: AF_PACKET socket: %s%s\n", prog, strerror(errno),
+				errno == EPERM ? " (needs CAP_NET_RAW)" : "");
+			return 1;
+		}
+	}
+
+	struct timespec next;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (sent < c.count) {
+		if (stop_sig) {
+			error = "interrupted";
+			rc = 1;
+			break;
+		}
+		if (deadline && now() >= deadline) {
+			error = "timed out";
+			rc = 3;
+			break;
+		}
+		if (c.pcap) {
+			if (ft_pcap_write(&pc, now(), frame, FRAME_LEN)) {
+				fprintf(stderr, "%s: %s: write failed\n", prog, c.pcap);
+				error = "pcap write failed";
+				rc = 1;
+				break;
+			}
+		} else if (sendto(fd, frame, FRAME_LEN, 0, (struct sockaddr *)&ll,
+				  sizeof(ll)) != FRAME_LEN) {
+			/* A full device queue is back-pressure, not failure. */
+			if (errno == ENOBUFS || errno == EAGAIN || errno == EINTR) {
+				usleep(100);
+				continue;
+			}
+			fprintf(stderr, "%s: sendto %s: %s\n", prog, c.ifname, strerror(errno));
+			error = "send failed";
+			rc = 1;
+			break;
+		}
+		sent++;
+		if (c.interval_us && sent < c.count) {
+			next.tv_nsec += (c.interval_us % 1000000) * 1000;
+			next.tv_sec += c.interval_us / 1000000 + next.tv_nsec / 1000000000;
+			next.tv_nsec %= 1000000000;
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR &&
+			       !stop_sig)
+				;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (c.pcap && pc.f && fclose(pc.f)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, c.pcap, strerror(errno));
+		rc = rc ? rc : 1;
+	}
+	if (error)
+		fprintf(stderr, "%s: %s after %ld of %ld frames\n", prog, error, sent, c.count);
+
+	mac_str(c.src_mac, smac);
+	mac_str(c.dst_mac, dmac);
+	inet_ntop(AF_INET, &c.src_ip, sip, sizeof(sip));
+	inet_ntop(AF_INET, &c.dst_ip, dip, sizeof(dip));
+	printf("{\"prog\":\"ft_cnp\",\"sent\":%ld,\"count\":%ld,\"qpn\":%ld,\"bytes_per_frame\":%d,"
+	       "\"ifname\":\"%s\",\"src_mac\":\"%s\",\"dst_mac\":\"%s\",\"src_ip\":\"%s\","
+	       "\"dst_ip\":\"%s\",\"sport\":%ld,\"dscp\":%d,\"ecn\":%d,\"pkey\":%ld,"
+	       "\"icrc\":\"0x%08x\",\"pcap\":%s%s%s,\"elapsed_s\":%.6f,\"error\":%s%s%s}\n",
+	       sent, c.count, c.qpn, FRAME_LEN, c.ifname ? c.ifname : "", smac, dmac, sip, dip,
+	       c.sport, c.dscp, c.ecn, c.pkey, icrc,
+	       c.pcap ? "\"" : "", c.pcap ? c.pcap : "null", c.pcap ? "\"" : "",
+	       now() - t0, error ? "\"" : "", error ? error : "null", error ? "\"" : "");
+	return rc;
+}

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ft_timeout: RDMA writes until the wire is cut, to see the ACK timeout and retry exhaustion. */
+
+/*
+ * One RC QP pair across the nodes.  The client keeps --depth RDMA WRITEs in
+ * flight for --seconds, or until a write completes in error.  A test cuts
+ * the data wire (netem loss 100%) meanwhile: the client's QP then times out
+ * (--timeout: 4.096 us * 2^T per try), retransmits --retry-cnt times and
+ * fails with IBV_WC_RETRY_EXC_ERR, leaving the QP in ERR.  The TCP exchange
+ * must use the control link (--peer = the peer's control address) so the
+ * two ends can still agree to finish once the data wire is gone.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+#define DEFAULT_PORT 18518
+
+static const char *const param_names[FT_NPARAMS] = { "--size" };
+
+static struct {
+	const char *dev, *peer, *bind;
+	int ib_port, gid_index, tcp_port, timeout, retry_cnt, tclass;
+	long size, depth;
+	double seconds, timeout_s;
+	bool server;
+} c = {
+	.dev = "rxe0", .ib_port = 1, .gid_index = 1, .tcp_port = DEFAULT_PORT,
+	.timeout = -1, .retry_cnt = -1, .size = 4096, .depth = 0, .seconds = -1,
+	.timeout_s = 60,
+};
+
+static void usage(void)
+{
+	printf("Usage: %s --server [--bind IP] [common options]\n"
+"       %s --peer IP [client options] [common options]\n"
+"Common:\n"
+"  -d, --device NAME      RDMA device (default rxe0)\n"
+"  -i, --ib-port N        (default 1)\n"
+"  -g, --gid-index N      (default 1: rxe's IPv4-mapped GID)\n"
+"  -p, --port N           TCP port of the exchange (default %d)\n"
+"      --size BYTES       bytes per write (default 4096; same on both)\n"
+"      --tclass T         traffic class (IP TOS)\n"
+"      --timeout-s S      overall deadline (default 60; 0 = none)\n"
+"Client:\n"
+"      --timeout T        local ACK timeout code, 0..31 (default 14 = 67 ms)\n"
+"      --retry-cnt N      transport retries, 0..7 (default 7)\n"
+"      --seconds S        keep writing this long (default 10)\n"
+"      --depth N          writes in flight (default 4)\n"
+"Prints one JSON object on stdout.  Exit: 0 the run completed (an error\n"
+"completion is a result: \"first_error\"), 1 failure, 2 usage, 3 deadline.\n",
+	       ft_prog, ft_prog, DEFAULT_PORT);
+}
+
+static void parse(int argc, char **argv)
+{
+	enum { O_SERVER = 256, O_PEER, O_BIND, O_SIZE, O_TCLASS, O_TIMEOUT_S, O_TIMEOUT,
+	       O_RETRY, O_SECONDS, O_DEPTH };
+	static const struct option opts[] = {
+		{ "server", no_argument, NULL, O_SERVER },
+		{ "peer", required_argument, NULL, O_PEER },
+		{ "bind", required_argument, NULL, O_BIND },
+		{ "device", required_argument, NULL, 'd' },
+		{ "ib-port", required_argument, NULL, 'i' },
+		{ "gid-index", required_argument, NULL, 'g' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "size", required_argument, NULL, O_SIZE },
+		{ "tclass", required_argument, NULL, O_TCLASS },
+		{ "timeout-s", required_argument, NULL, O_TIMEOUT_S },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "retry-cnt", required_argument, NULL, O_RETRY },
+		{ "seconds", required_argument, NULL, O_SECONDS },
+		{ "depth", required_argument, NULL, O_DEPTH },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	int o;
+
+	while ((o = getopt_long(argc, argv, "d:i:g:p:h", opts, NULL)) != -1) {
+		switch (o) {
+		case O_SERVER: c.server = true; break;
+		case O_PEER: ft_check_ipv4("--peer", optarg); c.peer = optarg; break;
+		case O_BIND: ft_check_ipv4("--bind", optarg); c.bind = optarg; break;
+		case 'd': c.dev = optarg; break;
+		case 'i': c.ib_port = ft_parse_int("--ib-port", optarg, 1, 255); break;
+		case 'g': c.gid_index = ft_parse_int("--gid-index", optarg, 0, 255); break;
+		case 'p': c.tcp_port = ft_parse_int("--port", optarg, 1, 65535); break;
+		case O_SIZE: c.size = ft_parse_int("--size", optarg, 0, 1 << 24); break;
+		case O_TCLASS: c.tclass = ft_parse_int("--tclass", optarg, 0, 255); break;
+		case O_TIMEOUT_S:
+			c.timeout_s = ft_parse_double("--timeout-s", optarg, 0, 1e6);
+			break;
+		case O_TIMEOUT: c.timeout = ft_parse_int("--timeout", optarg, 0, 31); break;
+		case O_RETRY: c.retry_cnt = ft_parse_int("--retry-cnt", optarg, 0, 7); break;
+		case O_SECONDS: c.seconds = ft_parse_double("--seconds", optarg, 0, 1e6); break;
+		case O_DEPTH: c.depth = ft_parse_int("--depth", optarg, 1, 1024); break;
+		case 'h': usage(); exit(0);
+		default: fprintf(stderr, "Try '%s --help'.\n", ft_prog); exit(FT_EXIT_USAGE);
+		}
+	}
+	if (optind < argc)
+		ft_usage_error("unexpected argument '%s'", argv[optind]);
+	if (c.server == !!c.peer)
+		ft_usage_error("give exactly one of --server and --peer IP");
+	if (c.server && (c.timeout >= 0 || c.retry_cnt >= 0 || c.seconds >= 0 || c.depth))
+		ft_usage_error("--timeout, --retry-cnt, --seconds and --depth are client options");
+	if (!c.server && c.bind)
+		ft_usage_error("--bind is a server option");
+	if (c.timeout < 0)
+		c.timeout = 14;
+	if (c.retry_cnt < 0)
+		c.retry_cnt = 7;
+	if (c.seconds < 0)
+		c.seconds = 10;
+	if (!c.depth)
+		c.depth = 4;
+	if (!c.server && c.timeout_s && c.seconds >= c.timeout_s)
+		ft_usage_error("--seconds %g must be shorter than --timeout-s %g",
+			       c.seconds, c.timeout_s);
+}
+
+static struct ft_pair p;
+static long posted, completed, ok_count, flushed;
+static double t0, first_err_s = -1, last_ok_s = -1;
+static enum ibv_wc_status first_err;
+
+static int drain(void)
+{
+	struct ibv_wc wc[16];
+	int n, k;
+
+	while ((n = ibv_poll_cq(p.cq, 16, wc)) > 0) {
+		for (k = 0; k < n; k++) {
+			completed++;
+			if (wc[k].status == IBV_WC_SUCCESS) {
+				if (!ok_count++)
+					ft_info("first write completed: traffic is flowing");
+				last_ok_s = ft_now() - t0;
+			} else if (wc[k].status == IBV_WC_WR_FLUSH_ERR && first_err_s >= 0) {
+				flushed++;
+			} else if (first_err_s < 0) {
+				first_err = wc[k].status;
+				first_err_s = ft_now() - t0;
+				ft_info("first error completion after %.3f s (%.3f s after the "
+					"last good one): %s", first_err_s,
+					first_err_s - (last_ok_s < 0 ? 0 : last_ok_s),
+					ibv_wc_status_str(wc[k].status));
+			}
+		}
+	}
+	if (n < 0) {
+		ft_err("ibv_poll_cq failed");
+		return -1;
+	}
+	return 0;
+}
+
+static int post_write(void)
+{
+	struct ibv_sge sge = { (uintptr_t)p.buf, c.size, p.mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = posted, .sg_list = &sge, .num_sge = c.size ? 1 : 0,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = p.remote.addr, .rkey = p.remote.rkey },
+	}, *bad;
+	int ret = ibv_post_send(p.qp, &wr, &bad);
+
+	if (ret) {
+		ft_err("ibv_post_send: %s", strerror(ret));
+		return -1;
+	}
+	posted++;
+	return 0;
+}
+
+static int client_run(void)
+{
+	double end = ft_now() + c.seconds;
+	int ret;
+
+	for (;;) {
+		bool writing = first_err_s < 0 && ft_now() < end;
+
+		while (writing && posted - completed < c.depth)
+			if (post_write())
+				return FT_EXIT_FAIL;
+		if (drain())
+			return FT_EXIT_FAIL;
+		if (!writing && completed == posted)
+			return 0;
+		if ((ret = ft_should_stop()))
+			return ret;
+		if (ft_pair_wait(&p, 100, false) < 0)
+			return FT_EXIT_FAIL;
+	}
+}
+
+static int server_run(void)
+{
+	char tag;
+	int w, ret;
+
+	for (;;) {
+		if ((ret = ft_should_stop()))
+			return ret;
+		if ((w = ft_pair_wait(&p, 100, true)) < 0)
+			return FT_EXIT_FAIL;
+		if (w & FT_WAIT_TCP) {
+			if (ft_recv_all(p.tcp, &tag, 1) || tag != 'D') {
+				ft_err("client went away before finishing");
+				return FT_EXIT_FAIL;
+			}
+			return ft_send_all(p.tcp, "D", 1) ? FT_EXIT_FAIL : 0;
+		}
+	}
+}
+
+static void print_json(const char *error)
+{
+	struct ft_json j;
+
+	fj_begin(&j, stdout);
+	fj_str(&j, "prog", "ft_timeout");
+	fj_str(&j, "role", c.server ? "server" : "client");
+	fj_i64(&j, "pid", getpid());
+	fj_u64(&j, "qpn", p.qpn);
+	fj_u64(&j, "remote_qpn", p.remote.qpn ? p.remote.qpn[0] : 0);
+	fj_u64(&j, "sq_psn", p.sq_psn);
+	fj_u64(&j, "rq_psn", p.remote.psn ? p.remote.psn[0] : 0);
+	fj_i64(&j, "size", c.size);
+	if (!c.server) {
+		fj_i64(&j, "timeout", c.timeout);
+		fj_dbl(&j, "ack_timeout_s", ft_ack_timeout_s(c.timeout));
+		fj_i64(&j, "retry_cnt", c.retry_cnt);
+		fj_i64(&j, "depth", c.depth);
+		fj_i64(&j, "posted", posted);
+		fj_i64(&j, "completed_ok", ok_count);
+		fj_u64(&j, "bytes", (uint64_t)ok_count * c.size);
+		fj_i64(&j, "flushed", flushed);
+		if (first_err_s >= 0) {
+			fj_str(&j, "first_error", ft_wc_status_name(first_err));
+			fj_i64(&j, "first_error_code", first_err);
+		} else {
+			fj_null(&j, "first_error");
+			fj_null(&j, "first_error_code");
+		}
+		fj_dbl(&j, "first_error_s", first_err_s);
+		fj_dbl(&j, "last_ok_s", last_ok_s);
+	}
+	fj_str(&j, "qp_state", ft_qp_state_str(ft_qp_state(p.qp)));
+	fj_dbl(&j, "elapsed_s", ft_now() - t0);
+	if (error)
+		fj_str(&j, "error", error);
+	else
+		fj_null(&j, "error");
+	fj_end(&j);
+}
+
+int main(int argc, char **argv)
+{
+	struct ft_pair_cfg cfg;
+	int rc;
+
+	ft_prog = "ft_timeout";
+	parse(argc, argv);
+	ft_signals_init();
+	ft_deadline_init(c.timeout_s);
+	t0 = ft_now();
+
+	cfg = (struct ft_pair_cfg){
+		.dev = c.dev, .peer = c.peer, .bind = c.bind, .ib_port = c.ib_port,
+		.gid_index = c.gid_index, .tcp_port = c.tcp_port, .prog = FT_PROG_TIMEOUT,
+		.params = { c.size }, .param_names = param_names,
+		.max_send_wr = c.server ? 1 : c.depth, .max_recv_wr = 1, .buflen = c.size,
+		.tclass = c.tclass, .min_rnr_timer = 12,
+		.qp = {
+			.timeout = c.timeout, .retry_cnt = c.retry_cnt, .rnr_retry = 7,
+			.max_rd_atomic = 1, .max_dest_rd_atomic = 1,
+		},
+	};
+	if (ft_pair_setup(&p, &cfg) || ft_sync(p.tcp, 'R')) {
+		rc = ft_should_stop();
+		ft_pair_destroy(&p);
+		return rc ? rc : FT_EXIT_FAIL;
+	}
+	t0 = ft_now();
+	if (c.server) {
+		rc = server_run();
+	} else {
+		rc = client_run();
+		if (!rc && ft_sync(p.tcp, 'D'))
+			rc = ft_should_stop() ? ft_should_stop() : FT_EXIT_FAIL;
+	}
+	print_json(rc == FT_EXIT_TIMEOUT ? "timed out" : rc ? "failed" : NULL);
+	ft_pair_destroy(&p);
+	return rc;
+}
