@@ -24,6 +24,7 @@ import tempfile
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+BIN = os.environ.get("FT_PROGS", HERE)     # where make put the binaries
 TMP = tempfile.mkdtemp(prefix="ft-progs-check.")
 results = []
 
@@ -37,7 +38,7 @@ def check(desc, ok, why=""):
 
 
 def run(*args, stdin=subprocess.DEVNULL):
-    return subprocess.run([os.path.join(HERE, args[0]), *args[1:]], capture_output=True,
+    return subprocess.run([os.path.join(BIN, args[0]), *args[1:]], capture_output=True,
                           text=True, stdin=stdin, timeout=30)
 
 
