@@ -9,8 +9,8 @@
 # $FT_A_CMD (the test runner, or the demo), and powers both off.
 #
 # Everything is written to the serial console, which the host captures.  The
-# host reads these markers: "ft-vm: node X up" (boot finished), "ft-vm:
-# node a running" (runner started).  Deliberately no `set -e`: PID 1 must
+# host reads these markers: "ft-vm: node X: [UPTIME] up" (boot finished),
+# "ft-vm: node a: [UPTIME] running" (runner started).  Deliberately no `set -e`: PID 1 must
 # never exit (that panics the kernel); every failure ends in power_off.
 set -uo pipefail
 
@@ -19,8 +19,8 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 TERM=dumb
 
 # Builtins only: every process spawned costs ~0.1 s under TCG.
-uptime() { local up _; read -r up _ </proc/uptime; echo "$up"; }
-say() { echo "ft-vm: node ${FT_ROLE:-?}: [$(uptime)] $*"; }
+_uptime() { local up _; read -r up _ </proc/uptime; echo "$up"; }
+say() { echo "ft-vm: node ${FT_ROLE:-?}: [$(_uptime)] $*"; }
 
 # reboot(2) directly: there is no init system to ask, and with -no-reboot
 # QEMU exits as soon as the guest powers off.
