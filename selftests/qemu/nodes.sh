@@ -267,8 +267,10 @@ ftvm_run() {
 	rm -rf "$FTVM_OUT" "$FTVM_VM"/node-*
 	mkdir -p "$FTVM_OUT"
 	{
-		printf 'export FT_REPO=%q FT_KVER=%q FT_OUT=%q FT_BUILD=%q\n' \
-			"$FT_REPO" "$FTVM_KVER" "$FTVM_OUT" "$BUILD"
+		# BUILD too: run_tests.sh asks selftests/Makefile where the C
+		# tests were built, and it must give the host's answer.
+		printf 'export FT_REPO=%q FT_KVER=%q FT_OUT=%q FT_BUILD=%q BUILD=%q\n' \
+			"$FT_REPO" "$FTVM_KVER" "$FTVM_OUT" "$BUILD" "$BUILD"
 		printf 'export FT_MODROOT=%q FT_FTPEER=%q FT_CLI=%q\n' \
 			"$FTVM_VM/modroot" "$BUILD/selftests/ftpeer" "$FT_CLI"
 		printf 'export T=%q\n' "${T:-}"
