@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench: fabtrace's speed and memory, each measured side by side in one run.
+#
+#   bench.sh [full|smoke] [KVER]
+#
+# 1. hot path: the module's parse + lookup + account, built in userspace,
+#    instructions per packet under callgrind against a naive design
+#    (one mutex, chained hash), at 1k, 100k and 1M QPs;
+# 2. traffic: perftest with fabtrace loaded and unloaded, interleaved, in
+#    the two QEMU nodes;
+# 3. scale: kernel memory per QP entry, and a full `fabtrace -j qp show`
+#    against `rdma -j resource show qp` for the same QPs;
+# 4. events: what an event costs when rate limiting withholds it, and when
+#    it is sent.
+# Benchmarks print numbers; they never fail on timing.  smoke runs each
+# part briefly, to prove it still works.
+set -euo pipefail
+
+mode=${1:-full}
+case $mode in full | smoke) ;; *) echo "bench.sh: full or smoke, not '$mode'" >&2; exit 2 ;; esac
+here=$(dirname "$(readlink -f "$0")")
+TOP=$(cd "$here/../.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+out=$BUILD/bench
+mkdir -p "$out"
+
+kver=${2:-}
+if [ -z "$kver" ]; then
+	kver=$(ls -d /lib/modules/*/build 2>/dev/null | sed 's|/lib/modules/||; s|/build||' |
+	       sort -V | tail -n 1)
+fi
+
+say() { printf '%s\n' "$*"; }
+
+# --- 1. hot path ------------------------------------------------------------
+hotpath() {
+	local bin=$out/hotpath qps pkts n impl ir empty f nv
+
+	gcc -O2 -g -Wall -Wextra -Werror -o "$bin" "$here/hotpath.c" \
+		"$TOP/kmod/roce.c" "$TOP/kmod/acct.c" -lpthread
+	if [ "$mode" = smoke ]; then qps="1000 100000"; pkts=20000; else qps="1000 100000 1000000"; pkts=400000; fi
+
+	say "== 1. hot path: instructions per packet (callgrind), $pkts packets per run"
+	say "   mix per 64 packets: 42 RDMA WRITE (22 tx, 20 rx, ECT(0)), 2 CE-marked,"
+	say "   12 ACK, 2 READ response, 2 SEND, 2 CNP, 2 NAK; random QP per packet"
+	printf '   %-9s %14s %14s %9s %14s %14s\n' QPs fabtrace naive ratio "fabtrace ns" "naive ns"
+	for n in $qps; do
+		for impl in e f n; do
+			valgrind --tool=callgrind --toggle-collect='run_*' \
+				--callgrind-out-file="$out/cg.$impl.$n" "$bin" "$n" "$pkts" "$impl" \
+				>/dev/null 2>"$out/cg.$impl.$n.log"
+			ir=$(sed -n 's/.*Collected : //p' "$out/cg.$impl.$n.log")
+			eval "ir_$impl=$ir"
+		done
+		# the driver loop alone (run_empty) is subtracted from both
+		f=$(( (ir_f - ir_e) / pkts ))
+		nv=$(( (ir_n - ir_e) / pkts ))
+		read -r _ _ _ _ _ _ fns _ nns _ < <("$bin" "$n" $((pkts * 5)))
+		printf '   %-9s %14s %14s %8sx %14s %14s\n' "$n" "$f" "$nv" \
+			"$(awk -v a="$nv" -v b="$f" 'BEGIN { printf "%.1f", a / b }')" "$fns" "$nns"
+	done
+	say "   goal: <= 100 instructions per packet at 1M QPs, flat from 1k to 1M"
+}
+
+# --- 2-4. in the QEMU nodes -------------------------------------------------
+vm_parts() {
+	local t="$here/vm-traffic.sh $here/vm-scale.sh $here/vm-events.sh" dir
+
+	say ""
+	say "== 2-4. in two QEMU nodes, kernel $kver (results in $BUILD/vm/$kver/out)"
+	make -s -C "$TOP" KVER="$kver" modules user
+	# the nodes see the build tree at the same path
+	echo "$mode" >"$out/mode"
+	# slab_nomerge: the ft_qp cache keeps its own line in /proc/slabinfo
+	T="$t" FT_VM_TIMEOUT=${FT_VM_TIMEOUT:-3600} FT_VM_APPEND="slab_nomerge" \
+		"$TOP/selftests/qemu/vm-test.sh" -q "$kver" >"$out/vm.log" 2>&1 || {
+		tail -n 40 "$out/vm.log"
+		echo "bench.sh: the QEMU part did not complete" >&2
+		return 1
+	}
+	dir=$BUILD/vm/$kver/out
+	for f in traffic scale events; do
+		[ -f "$dir/bench-$f.txt" ] && cat "$dir/bench-$f.txt"
+	done
+	return 0
+}
+
+hotpath
+vm_parts
