@@ -27,10 +27,17 @@
 #                           commands never outlive the local `peer` process
 #   peer_lib FUNC ARGS...   run a function of this library on the peer
 #   on_both CMD ...         CMD here, then on the peer; fails if either fails
+#
+# KTAP:   ktap_plan N; ktap_result DESC CMD...; ktap_assert DESC CMD...
+#         (a failure ends the test); ktap_ok/ktap_fail DESC; ktap_skip DESC
+#         WHY; ktap_finished (exit 0, 1, or 4 if all skipped); skip_all WHY;
+#         fail_all WHY; log MSG; run CMD... (logs the command first)
+# Checks: require_cmd CMD...; require_module MOD; require_peer;
+#         wait_for SECS CMD... (poll until CMD succeeds)
+# rxe:    rxe_up / rxe_down [self|peer|both]; rxe_stat COUNTER
 
 # shellcheck disable=SC2034 # the kselftest set, for tests to use
 KSFT_PASS=0 KSFT_FAIL=1 KSFT_XFAIL=2 KSFT_XPASS=3 KSFT_SKIP=4
-
 
 FT_LIB=$(readlink -f "${BASH_SOURCE[0]}")
 FTPEER=${FTPEER:-ftpeer}
