@@ -373,7 +373,8 @@ int main(int argc, char **argv)
 		if (!rc && ft_sync(p.tcp, 'D'))
 			rc = ft_should_stop() ? ft_should_stop() : FT_EXIT_FAIL;
 	}
-	print_json(rc == FT_EXIT_TIMEOUT ? "timed out" : rc ? "failed" : NULL);
+	print_json(rc == FT_EXIT_TIMEOUT ? "timed out" : !rc ? NULL :
+		   ft_signal ? "interrupted" : "failed (see stderr)");
 	ft_pair_destroy(&p);
 	return rc;
 }

@@ -49,7 +49,8 @@ static void usage(void)
 "Client:\n"
 "      --timeout T        local ACK timeout code, 0..31 (default 14 = 67 ms)\n"
 "      --retry-cnt N      transport retries, 0..7 (default 7)\n"
-"      --seconds S        keep writing this long (default 10)\n"
+"      --seconds S        keep writing this long (default 10, or half of a\n"
+"                         shorter --timeout-s)\n"
 "      --depth N          writes in flight (default 4)\n"
 "Prints one JSON object on stdout.  Exit: 0 the run completed (an error\n"
 "completion is a result: \"first_error\"), 1 failure, 2 usage, 3 deadline.\n",
@@ -114,8 +115,12 @@ static void parse(int argc, char **argv)
 		c.timeout = 14;
 	if (c.retry_cnt < 0)
 		c.retry_cnt = 7;
-	if (c.seconds < 0)
+	if (c.seconds < 0) {
+		/* Default: 10 s, but always inside the deadline. */
 		c.seconds = 10;
+		if (c.timeout_s && c.seconds >= c.timeout_s)
+			c.seconds = c.timeout_s / 2;
+	}
 	if (!c.depth)
 		c.depth = 4;
 	if (!c.server && c.timeout_s && c.seconds >= c.timeout_s)
@@ -295,7 +300,8 @@ int main(int argc, char **argv)
 		if (!rc && ft_sync(p.tcp, 'D'))
 			rc = ft_should_stop() ? ft_should_stop() : FT_EXIT_FAIL;
 	}
-	print_json(rc == FT_EXIT_TIMEOUT ? "timed out" : rc ? "failed" : NULL);
+	print_json(rc == FT_EXIT_TIMEOUT ? "timed out" : !rc ? NULL :
+		   ft_signal ? "interrupted" : "failed (see stderr)");
 	ft_pair_destroy(&p);
 	return rc;
 }
