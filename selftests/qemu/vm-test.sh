@@ -167,5 +167,9 @@ for k in "$@"; do
 	fi
 done
 echo "boot = QEMU start to node up; runner = QEMU start to run_tests.sh on A"
+if [ "$selftest" = 1 ]; then
+	# The runs above were meant to FAIL; this line is the verdict.
+	echo "harness self-test: $([ "$rc" = 0 ] && echo PASS || echo FAIL)"
+fi
 echo "logs: $BUILD/vm/<kernel>/ node-{a,b}.console kernel-issues.txt out/results.tap out/logs/ out/node-{a,b}.dmesg"
 exit $rc
