@@ -277,8 +277,17 @@ ftvm_run() {
 		printf 'FT_A_CMD=%q\n' "$2"
 	} >"$FTVM_VM/run.env"
 
-	# Unix socket paths are limited to 108 bytes: keep them short.
-	FTVM_RUN=$(mktemp -d "${TMPDIR:-/tmp}/ftvm.XXXXXX")
+	# The wires' sockets live in the run directory, so even a run killed
+	# with SIGKILL leaves nothing outside it (the next run clears it).  Unix
+	# socket paths are limited to 108 bytes: a deep build tree falls back
+	# to a temporary directory.
+	FTVM_RUN=$FTVM_VM/sock
+	if [ ${#FTVM_RUN} -gt 90 ]; then
+		FTVM_RUN=$(mktemp -d "${TMPDIR:-/tmp}/ftvm.XXXXXX")
+	else
+		rm -rf "$FTVM_RUN"
+		mkdir -p "$FTVM_RUN"
+	fi
 	t_qemu=$(_ftvm_now)
 	_ftvm_qemu a
 	# A listens on both sockets; B connects.  Wait for the sockets rather
