@@ -81,7 +81,8 @@ DEB_PKGS := build-essential kmod cpio xz-utils linux-image-amd64 \
 	rdma-core ibverbs-utils perftest rdmacm-utils iproute2 libmnl-dev \
 	libnl-3-dev libnl-genl-3-dev libibverbs-dev librdmacm-dev libjson-c-dev \
 	tcpdump tshark sparse python3 python3-yaml python3-jsonschema yamllint \
-	codespell valgrind clang libclang-rt-14-dev
+	codespell valgrind clang libclang-rt-14-dev zstd shellcheck \
+	iputils-ping
 deps:
 	@missing=$$(dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' \
 		$(DEB_PKGS) 'linux-image-6.12.*+deb12-amd64' \
@@ -105,11 +106,11 @@ deps:
 	echo "deps: done"
 
 # --- tests --------------------------------------------------------------------
-check: user
+check: user $(BUILD)/tools/.stamp
 	$(MAKE) -C $(TOP)/user check
 	$(MAKE) -C $(TOP)/selftests host-check
 
-vm-test: all
+vm-test: all $(BUILD)/tools/.stamp
 	$(MAKE) -C $(TOP)/selftests all
 	$(TOP)/selftests/qemu/vm-test.sh $(KVERS)
 
@@ -121,11 +122,11 @@ test: deps
 	$(MAKE) bench BENCH=smoke
 
 demo: deps
-	$(MAKE) all
+	$(MAKE) all $(BUILD)/tools/.stamp
 	$(MAKE) -C $(TOP)/selftests all
 	$(TOP)/selftests/qemu/demo.sh $(firstword $(filter 6.12%,$(KVERS)) $(KVERS))
 
-bench: all
+bench: all $(BUILD)/tools/.stamp
 	$(MAKE) -C $(TOP)/selftests all
 	$(TOP)/selftests/bench/bench.sh $(BENCH)
 
