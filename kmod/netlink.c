@@ -466,8 +466,10 @@ int fabtrace_nl_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "missing device index or name");
 		return -EINVAL;
 	}
-	if (GENL_REQ_ATTR_CHECK(info, FABTRACE_A_QP_QPN))
+	if (GENL_REQ_ATTR_CHECK(info, FABTRACE_A_QP_QPN)) {
+		NL_SET_ERR_MSG(info->extack, "missing QP number");
 		return -EINVAL;
+	}
 
 	dev = req_dev(tb, FABTRACE_A_QP_DEV_INDEX, FABTRACE_A_QP_DEV_NAME,
 		      info->extack);

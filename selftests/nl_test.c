@@ -369,7 +369,7 @@ TEST_F(nl, missing_qpn_names_the_attribute)
 
 	mnl_attr_put_strz(nlh, FABTRACE_A_QP_DEV_NAME, dev_name);
 	EXPECT_EQ(EINVAL, xfer(&self->nl, nlh, NULL, NULL, NULL, NULL, NULL));
-	TH_LOG("extack: %s", self->nl.extack);
+	EXPECT_STREQ("missing QP number", self->nl.extack);
 }
 
 TEST_F(nl, missing_device_has_an_extack)
