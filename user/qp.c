@@ -189,11 +189,6 @@ bool qp_query_is_do(const struct qp_query *q)
 
 /* --- show: the dump ----------------------------------------------------------- */
 
-struct qp_key {
-	uint32_t dev_index, qpn;
-	uint64_t create_time;
-};
-
 struct qp_show {
 	struct ft *ft;
 	const struct qp_query *q;
@@ -210,25 +205,17 @@ struct qp_show {
 	size_t nseen, cap_seen, nsorted;
 };
 
-static int key_cmp(const void *pa, const void *pb)
+static int key_cmp(const void *a, const void *b)
 {
-	const struct qp_key *a = pa, *b = pb;
-
-	if (a->dev_index != b->dev_index)
-		return a->dev_index < b->dev_index ? -1 : 1;
-	if (a->qpn != b->qpn)
-		return a->qpn < b->qpn ? -1 : 1;
-	if (a->create_time != b->create_time)
-		return a->create_time < b->create_time ? -1 : 1;
-	return 0;
+	return qp_keyv_cmp(a, b);
 }
 
 /* True if @r was printed by an earlier run of this dump; else remember it. */
 static bool seen_before(struct qp_show *s, const struct ft_qp_rec *r)
 {
-	struct qp_key k = { r->dev_index, r->qpn, r->create_time };
+	struct qp_key k = qp_key_of(r);
 
-	if (s->nsorted && bsearch(&k, s->seen, s->nsorted, sizeof(k), key_cmp))
+	if (s->nsorted && qp_key_find(s->seen, s->nsorted, &k) >= 0)
 		return true;
 	if (s->nseen == s->cap_seen) {
 		s->cap_seen = s->cap_seen ? 2 * s->cap_seen : 1024;

@@ -56,7 +56,7 @@ void qpset_free(struct qpset *s)
 	*s = (struct qpset){ 0 };
 }
 
-int qp_key_cmp(const struct ft_qp_rec *a, const struct ft_qp_rec *b)
+int qp_keyv_cmp(const struct qp_key *a, const struct qp_key *b)
 {
 	if (a->dev_index != b->dev_index)
 		return a->dev_index < b->dev_index ? -1 : 1;
@@ -65,6 +65,85 @@ int qp_key_cmp(const struct ft_qp_rec *a, const struct ft_qp_rec *b)
 	if (a->create_time != b->create_time)
 		return a->create_time < b->create_time ? -1 : 1;
 	return 0;
+}
+
+int qp_key_cmp(const struct ft_qp_rec *a, const struct ft_qp_rec *b)
+{
+	struct qp_key x = qp_key_of(a), y = qp_key_of(b);
+
+	return qp_keyv_cmp(&x, &y);
+}
+
+static uint64_t ctime_gap(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* Before (device, QP number) of @k, whatever the creation time. */
+static bool before(const struct qp_key *a, const struct qp_key *k)
+{
+	return a->dev_index < k->dev_index ||
+	       (a->dev_index == k->dev_index && a->qpn < k->qpn);
+}
+
+/* The key of element @i of an array, whatever the array holds. */
+typedef struct qp_key (*key_at_fn)(const void *v, size_t i);
+
+static struct qp_key key_of_keys(const void *v, size_t i)
+{
+	return ((const struct qp_key *)v)[i];
+}
+
+static struct qp_key key_of_recs(const void *v, size_t i)
+{
+	return qp_key_of(((struct ft_qp_rec *const *)v)[i]);
+}
+
+/*
+ * Binary search on device and QP number, then a look at the few entries
+ * that share them (destroyed ones retained next to the live one).
+ */
+static long find(const void *v, size_t n, const struct qp_key *k, key_at_fn at)
+{
+	size_t lo = 0, hi = n, i;
+	uint64_t gap, best_gap = 0;
+	struct qp_key e;
+	long best = -1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		e = at(v, mid);
+		if (before(&e, k))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < n; i++) {
+		e = at(v, i);
+		if (e.dev_index != k->dev_index || e.qpn != k->qpn)
+			break;
+		gap = ctime_gap(e.create_time, k->create_time);
+		if (gap <= FT_CTIME_SLACK_NS && (best < 0 || gap < best_gap)) {
+			best = (long)i;
+			best_gap = gap;
+		}
+	}
+	return best;
+}
+
+long qp_key_find(const struct qp_key *v, size_t n, const struct qp_key *k)
+{
+	return find(v, n, k, key_of_keys);
+}
+
+const struct ft_qp_rec *qp_rec_find(struct ft_qp_rec *const *v, size_t n,
+				    const struct ft_qp_rec *r)
+{
+	struct qp_key k = qp_key_of(r);
+	long i = find(v, n, &k, key_of_recs);
+
+	return i < 0 ? NULL : v[i];
 }
 
 uint64_t qp_sort_value(const struct ft_qp_rec *r, enum qp_sort key)

@@ -49,7 +49,37 @@ uint64_t qp_sort_value(const struct ft_qp_rec *r, enum qp_sort key);
  */
 void qpset_sort(struct qpset *s, enum qp_sort key, size_t limit);
 
-/* Identity of a QP entry over time: a QP number is reused after destroy. */
+/*
+ * Identity of a QP entry over time: device, QP number (reused after a
+ * destroy) and creation time.  The kernel turns its boot-time stamps into
+ * CLOCK_REALTIME when it answers, so one QP's create_time differs by some
+ * microseconds from one dump to the next (more while the clock is slewed):
+ * creation times this close are the same QP.
+ */
+#define FT_CTIME_SLACK_NS	(50 * 1000000ull)
+
+struct qp_key {
+	uint32_t dev_index, qpn;
+	uint64_t create_time;
+};
+
+static inline struct qp_key qp_key_of(const struct ft_qp_rec *r)
+{
+	return (struct qp_key){ r->dev_index, r->qpn, r->create_time };
+}
+
+/* Total order: device, QP number, creation time. */
 int qp_key_cmp(const struct ft_qp_rec *a, const struct ft_qp_rec *b);
+int qp_keyv_cmp(const struct qp_key *a, const struct qp_key *b);
+
+/*
+ * The entry of @k in @v (n keys sorted by qp_keyv_cmp): same device and QP
+ * number, creation time within FT_CTIME_SLACK_NS, the closest if several.
+ * Its index, or -1.
+ */
+long qp_key_find(const struct qp_key *v, size_t n, const struct qp_key *k);
+/* The same over records sorted by qp_key_cmp; NULL if none. */
+const struct ft_qp_rec *qp_rec_find(struct ft_qp_rec *const *v, size_t n,
+				    const struct ft_qp_rec *r);
 
 #endif /* _FABTRACE_QPSET_H */

@@ -37,13 +37,11 @@ size_t rates_compute(struct qpset *prev, const struct qpset *cur,
 
 	qsort(prev->v, prev->n, sizeof(*prev->v), key_cmp);
 	for (i = 0; i < cur->n; i++) {
-		const struct ft_qp_rec *c = cur->v[i], *p = NULL, *const *found;
+		const struct ft_qp_rec *c = cur->v[i], *p;
 		struct qp_rate *q = &out[n];
 		bool fresh;
 
-		found = bsearch(&c, prev->v, prev->n, sizeof(*prev->v), key_cmp);
-		if (found)
-			p = *found;
+		p = qp_rec_find(prev->v, prev->n, c);
 		fresh = !p && c->create_time >= prev_real;
 		/* gone before this interval: nothing to show */
 		if ((c->flags & FABTRACE_QP_FLAGS_DESTROYED) &&

@@ -52,6 +52,7 @@ TEST(rates_from_two_samples)
 	qp(&prev, 12, T0 - 9, 7, FABTRACE_QP_FLAGS_DESTROYED);	/* long gone */
 	qp(&prev, 13, T0 - 5, 1000, 0);		/* QPN reused below */
 	qp(&prev, 15, T0 - 5, 50, 0);		/* destroyed during the interval */
+	qp(&prev, 16, T0 - 5000, 10, 0);	/* its create_time jitters */
 
 	qp(&cur, 10, T0 - 5, 300, 0);
 	qp(&cur, 11, T0 - 5, 40, 0);
@@ -59,9 +60,11 @@ TEST(rates_from_two_samples)
 	qp(&cur, 13, T0 + 10, 20, 0);		/* a new QP with an old number */
 	qp(&cur, 14, T0 - 3, 77, 0);		/* existed, missed by the first dump */
 	qp(&cur, 15, T0 - 5, 90, FABTRACE_QP_FLAGS_DESTROYED);
+	/* the kernel converts boot time to realtime per dump: microseconds off */
+	qp(&cur, 16, T0 - 5000 + 913, 30, 0);
 
 	n = rates_compute(&prev, &cur, T0, 2000000000ull, out);	/* 2 s */
-	EXPECT_EQ(n, 5);
+	EXPECT_EQ(n, 6);
 	EXPECT_TRUE(find(out, n, 12) == NULL);
 
 	q = find(out, n, 10);
@@ -91,6 +94,10 @@ TEST(rates_from_two_samples)
 	q = find(out, n, 15);		/* its last interval still counts */
 	ASSERT_TRUE(q);
 	EXPECT_DBL(q->tx_pps, 20);
+
+	q = find(out, n, 16);		/* the same QP despite the jitter */
+	ASSERT_TRUE(q);
+	EXPECT_DBL(q->tx_pps, 10);
 
 	qpset_free(&prev);
 	qpset_free(&cur);

@@ -98,6 +98,34 @@ TEST(set_grows_past_chunks)
 	qpset_free(&s);
 }
 
+TEST(key_find_tolerates_clock_jitter)
+{
+	static const struct qp_key v[] = {
+		{ 0, 5, 1000 },
+		{ 1, 7, 1000000000ull },		/* destroyed, retained */
+		{ 1, 7, 9000000000ull },		/* the QPN reused */
+		{ 1, 8, 5000 },
+		{ 2, 1, 0 },
+	};
+	struct qp_key k;
+
+	k = (struct qp_key){ 1, 7, 9000000000ull };
+	EXPECT_EQ(qp_key_find(v, 5, &k), 2);
+	k.create_time += 1234;			/* the same QP, another dump */
+	EXPECT_EQ(qp_key_find(v, 5, &k), 2);
+	k.create_time = 1000000000ull - 40000000ull;	/* within 50 ms */
+	EXPECT_EQ(qp_key_find(v, 5, &k), 1);
+	k.create_time = 5000000000ull;		/* neither: a third QP */
+	EXPECT_EQ(qp_key_find(v, 5, &k), -1);
+	k = (struct qp_key){ 1, 9, 5000 };
+	EXPECT_EQ(qp_key_find(v, 5, &k), -1);
+	k = (struct qp_key){ 0, 5, 900 };
+	EXPECT_EQ(qp_key_find(v, 5, &k), 0);
+	k = (struct qp_key){ 2, 1, 3 };
+	EXPECT_EQ(qp_key_find(v, 5, &k), 4);
+	EXPECT_EQ(qp_key_find(v, 0, &k), -1);
+}
+
 TEST(sort_keywords)
 {
 	uint32_t v;
