@@ -58,7 +58,7 @@ ktap_plan "$(echo $sizes | wc -w)"
 } >"$res"
 for n in $sizes; do
 	s0=$(slab_bytes)
-	i0=$(stat_field index-bytes)
+	i0=$(stat_field index_bytes)
 	fifo=$(mktemp -u)
 	mkfifo "$fifo"
 	"$PROGS/ft_qps" -d rxe0 --no-connect -n "$n" --srq --hold --summary \
@@ -68,7 +68,7 @@ for n in $sizes; do
 	read -r json <"$fifo" || fail_all "ft_qps gave no result (see ft_qps.$n.log)"
 	rm -f "$fifo"
 	s1=$(slab_bytes)
-	i1=$(stat_field index-bytes)
+	i1=$(stat_field index_bytes)
 	live=$(stat_field qps)
 	entry=$(( (s1 - s0) / n ))
 	index=$(( (i1 - i0) / n ))

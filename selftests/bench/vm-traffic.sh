@@ -70,7 +70,7 @@ stat() {
 	awk -v s="$1" -v c="$2" '$1 == s { print $c }' "$raw" | sort -n |
 		awk '{ v[NR] = $1 } END {
 			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-			printf "%.3f %.1f", m, m ? 100 * (v[NR] - v[1]) / m : 0 }'
+			printf "%.3f %.1f\n", m, m ? 100 * (v[NR] - v[1]) / m : 0 }'
 }
 
 {
