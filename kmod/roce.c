@@ -128,14 +128,6 @@ const struct ft_op ft_ops[256] = {
 	[FT_OPCODE_CNP] = { FT_CLS_CNP, 16, FT_OP_VALID },
 };
 
-static const u8 ft_nak_code[32] = {
-	[0] = FT_NAK_PSN_SEQ,
-	[1] = FT_NAK_INV_REQ,
-	[2] = FT_NAK_REM_ACCESS,
-	[3] = FT_NAK_REM_OP,
-	[4 ... 31] = FT_NAK_OTHER,
-};
-
 /**
  * ft_parse_ip() - the IP header, the slow path: IPv6, or IPv4 with options
  * @ip: the header
@@ -173,25 +165,22 @@ u32 ft_parse_ip(const u8 *ip, u32 avail)
 	}
 }
 
-/**
- * ft_aeth_nak() - what an ACK's AETH syndrome says
- * @syn: the syndrome
- *
- * Return: FT_AETH_ACK for an ACK, else the enum ft_nak of the NAK.
+/*
+ * What an ACK's AETH syndrome says: FT_AETH_ACK, or the enum ft_nak of the
+ * NAK.  Bits 7-5: 000 ACK, 001 RNR NAK, 011 NAK with a code in bits 4-0,
+ * others reserved (counted as "other" NAKs).
  */
-u8 ft_aeth_nak(u8 syn)
-{
-	switch (syn >> 5) {
-	case 0:
-		return FT_AETH_ACK;
-	case 1:
-		return FT_NAK_RNR;
-	case 3:
-		return ft_nak_code[syn & 0x1f];
-	default:	/* reserved: not an ACK we know */
-		return FT_NAK_OTHER;
-	}
-}
+const u8 ft_aeth_nak[256] = {
+	[0x00 ... 0x1f] = FT_AETH_ACK,
+	[0x20 ... 0x3f] = FT_NAK_RNR,
+	[0x40 ... 0x5f] = FT_NAK_OTHER,
+	[0x60] = FT_NAK_PSN_SEQ,
+	[0x61] = FT_NAK_INV_REQ,
+	[0x62] = FT_NAK_REM_ACCESS,
+	[0x63] = FT_NAK_REM_OP,
+	[0x64 ... 0x7f] = FT_NAK_OTHER,
+	[0x80 ... 0xff] = FT_NAK_OTHER,
+};
 
 const char *ft_cls_name(unsigned int cls)
 {

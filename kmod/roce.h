@@ -92,7 +92,7 @@ extern const struct ft_op ft_ops[256];
 #define FT_AETH_ACK	0xff
 
 u32 ft_parse_ip(const u8 *ip, u32 avail);
-u8 ft_aeth_nak(u8 syn);
+extern const u8 ft_aeth_nak[256];
 
 /**
  * ft_parse() - parse a RoCEv2 packet from its IP header on
@@ -161,7 +161,7 @@ static __always_inline enum ft_parse_err ft_parse(const u8 *ip, u32 avail,
 		if (unlikely(avail < iphl + 8 + FT_BTH_LEN + 1))
 			return FT_PARSE_SHORT;
 		if (pkt->cls == FT_CLS_ACK) {
-			nak = ft_aeth_nak(bth[FT_BTH_LEN]);
+			nak = ft_aeth_nak[bth[FT_BTH_LEN]];
 			if (nak != FT_AETH_ACK) {
 				pkt->cls = FT_CLS_NAK;
 				pkt->nak = nak;

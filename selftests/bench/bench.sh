@@ -61,6 +61,16 @@ hotpath() {
 			"$(awk -v a="$nv" -v b="$f" 'BEGIN { printf "%.1f", a / b }')" "$fns" "$nns"
 	done
 	say "   goal: <= 100 instructions per packet at 1M QPs, flat from 1k to 1M"
+	say "   by kind of packet (fabtrace, 100k QPs):"
+	for k in tx-write rx-write rx-write-ect tx-ack rx-ack rx-read-resp; do
+		for impl in e f; do
+			ir=$(valgrind --tool=callgrind --toggle-collect='run_*' \
+				--callgrind-out-file=/dev/null "$bin" 100000 $((pkts / 4)) "$impl" "$k" 2>&1 |
+				sed -n 's/.*Collected : //p')
+			eval "ir_$impl=$ir"
+		done
+		printf '     %-14s %5s instructions\n' "$k" $(( (ir_f - ir_e) / (pkts / 4) ))
+	done
 }
 
 # --- 2-4. in the QEMU nodes -------------------------------------------------

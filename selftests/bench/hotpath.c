@@ -48,10 +48,14 @@ static struct bdev bdev;
 static int ibdev_key;			/* stands for a struct ib_device */
 static u64 events;
 
-/* The module's tap(), minus the skb: find device, parse, find QP, account. */
-static __attribute__((noinline)) void process_fabtrace(const void *ibdev,
-						       const uint8_t *h,
-						       unsigned int len, int dir)
+/*
+ * The module's tap(), minus the skb: find device, parse, find QP, account.
+ * Like tap(), it is inlined into one function per direction.
+ */
+static inline __attribute__((always_inline)) void fabtrace(const void *ibdev,
+							  const uint8_t *h,
+							  unsigned int len,
+							  const int dir)
 {
 	struct ft_pkt pkt;
 	struct bdev *dev;
@@ -99,9 +103,10 @@ static unsigned int naive_hash(const void *ibdev, u32 qpn)
 	return (unsigned int)(((uintptr_t)ibdev >> 4) ^ qpn) % NAIVE_BUCKETS;
 }
 
-static __attribute__((noinline)) void process_naive(const void *ibdev,
-						    const uint8_t *h,
-						    unsigned int len, int dir)
+static inline __attribute__((always_inline)) void naive(const void *ibdev,
+							const uint8_t *h,
+							unsigned int len,
+							const int dir)
 {
 	struct ft_pkt pkt;
 	struct nqp *qp;
@@ -128,12 +133,31 @@ static __attribute__((noinline)) void process_naive(const void *ibdev,
 	pthread_mutex_unlock(&naive_lock);
 }
 
-static __attribute__((noinline)) void process_empty(const void *ibdev,
-						    const uint8_t *h,
-						    unsigned int len, int dir)
+static inline __attribute__((always_inline)) void empty(const void *ibdev,
+							const uint8_t *h,
+							unsigned int len,
+							const int dir)
 {
 	__asm__ volatile("" : : "r"(ibdev), "r"(h), "r"(len), "r"(dir));
 }
+
+#define PER_DIRECTION(name)						\
+static __attribute__((noinline)) void name##_tx(const void *ibdev,	\
+						const uint8_t *h,	\
+						unsigned int len)	\
+{									\
+	name(ibdev, h, len, FT_TX);					\
+}									\
+static __attribute__((noinline)) void name##_rx(const void *ibdev,	\
+						const uint8_t *h,	\
+						unsigned int len)	\
+{									\
+	name(ibdev, h, len, FT_RX);					\
+}
+
+PER_DIRECTION(fabtrace)
+PER_DIRECTION(naive)
+PER_DIRECTION(empty)
 
 /* --- driver ---------------------------------------------------------------- */
 
@@ -148,6 +172,35 @@ static void add_tmpl(unsigned int *n, unsigned int count, uint8_t op,
 		mix[*n].dir = dir;
 		(*n)++;
 	}
+}
+
+/* One kind of packet only, to see what each costs: NAME from kinds[]. */
+static const struct kind {
+	const char *name;
+	uint8_t op, tos, syn;
+	unsigned int payload;
+	int dir;
+} kinds[] = {
+	{ "tx-write", 0x07, 2, 0, 1024, FT_TX },
+	{ "rx-write", 0x07, 0, 0, 1024, FT_RX },
+	{ "rx-write-ect", 0x07, 2, 0, 1024, FT_RX },
+	{ "tx-ack", 0x11, 0, 0x1f, 0, FT_TX },
+	{ "rx-ack", 0x11, 0, 0x1f, 0, FT_RX },
+	{ "rx-read-resp", 0x0e, 2, 0, 1024, FT_RX },
+};
+
+static int build_kind(const char *name)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		if (strcmp(kinds[i].name, name))
+			continue;
+		add_tmpl(&n, MIX, kinds[i].op, kinds[i].payload, kinds[i].tos,
+			 kinds[i].syn, kinds[i].dir);
+		return 0;
+	}
+	return -1;
 }
 
 /* A stream as a busy RC QP sees it: data, its ACKs, a little congestion. */
@@ -202,7 +255,7 @@ static void setup(unsigned int nqps)
 	}
 }
 
-typedef void (*process_fn)(const void *, const uint8_t *, unsigned int, int);
+typedef void (*process_fn)(const void *, const uint8_t *, unsigned int);
 
 static inline uint64_t xorshift(uint64_t *s)
 {
@@ -216,8 +269,8 @@ static inline uint64_t xorshift(uint64_t *s)
  * Packets go to random QPs, each QP's PSNs in order; patching the
  * template happens outside the measured function.
  */
-static void drive(process_fn fn, unsigned int nqps, unsigned int npkts,
-		  uint32_t *psn)
+static void drive(process_fn tx, process_fn rx, unsigned int nqps,
+		  unsigned int npkts, uint32_t *psn)
 {
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
 	unsigned int i;
@@ -234,7 +287,7 @@ static void drive(process_fn fn, unsigned int nqps, unsigned int npkts,
 		bth[9] = p >> 16;
 		bth[10] = p >> 8;
 		bth[11] = p;
-		fn(&ibdev_key, t->buf, t->len, t->dir);
+		(t->dir == FT_TX ? tx : rx)(&ibdev_key, t->buf, t->len);
 	}
 }
 
@@ -245,17 +298,17 @@ __attribute__((noinline)) void run_empty(unsigned int n, unsigned int p, uint32_
 
 void run_fabtrace(unsigned int n, unsigned int p, uint32_t *psn)
 {
-	drive(process_fabtrace, n, p, psn);
+	drive(fabtrace_tx, fabtrace_rx, n, p, psn);
 }
 
 void run_naive(unsigned int n, unsigned int p, uint32_t *psn)
 {
-	drive(process_naive, n, p, psn);
+	drive(naive_tx, naive_rx, n, p, psn);
 }
 
 void run_empty(unsigned int n, unsigned int p, uint32_t *psn)
 {
-	drive(process_empty, n, p, psn);
+	drive(empty_tx, empty_rx, n, p, psn);
 }
 
 static double now_ns(void)
@@ -274,14 +327,21 @@ int main(int argc, char **argv)
 	int only = argc > 3 ? argv[3][0] : 0;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s NQPS NPKTS [f|n|e]\n", argv[0]);
+		fprintf(stderr, "usage: %s NQPS NPKTS [f|n|e [KIND]]\n", argv[0]);
 		return 1;
 	}
 	nqps = strtoul(argv[1], NULL, 0);
 	npkts = strtoul(argv[2], NULL, 0);
 	if (!nqps || nqps > 0xffffff - 16 || !npkts)
 		return 1;
-	build_mix();
+	if (argc > 4) {
+		if (build_kind(argv[4])) {
+			fprintf(stderr, "unknown packet kind %s\n", argv[4]);
+			return 1;
+		}
+	} else {
+		build_mix();
+	}
 	setup(nqps);
 	psn = calloc(nqps, sizeof(*psn));
 
