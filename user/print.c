@@ -270,23 +270,35 @@ void print_dev(struct out *o, const struct ft_dev_rec *r, int stats)
 
 void print_stats(struct out *o, const struct ft_stats_rec *r)
 {
-	unsigned int i;
+	/* three lines: the table, accounting health, events; 0 ends a line */
+	static const unsigned int order[] = {
+		FABTRACE_A_STATS_QPS, FABTRACE_A_STATS_RETAINED,
+		FABTRACE_A_STATS_MAX_QPS, FABTRACE_A_STATS_RETAIN_MS,
+		FABTRACE_A_STATS_ENTRY_SIZE, FABTRACE_A_STATS_INDEX_BYTES, 0,
+		FABTRACE_A_STATS_OVERFLOW, FABTRACE_A_STATS_ALLOC_FAIL,
+		FABTRACE_A_STATS_MALFORMED, FABTRACE_A_STATS_UNKNOWN,
+		FABTRACE_A_STATS_HOOK_MISSED, 0,
+		FABTRACE_A_STATS_EVENTS_SENT, FABTRACE_A_STATS_EVENTS_SUPPRESSED,
+		FABTRACE_A_STATS_EVENTS_LOST, FABTRACE_A_STATS_GENERATION, 0,
+	};
 	bool first = true;
+	unsigned int i, a;
 
 	out_obj_begin(o, NULL);
-	for (i = 1; i <= FABTRACE_A_STATS_MAX; i++) {
-		if (!ft_stats_keys[i] || !(r->have & (1ull << i)))
-			continue;
-		out_text(o, "%s%s ", first ? "" : " ", ft_stats_keys[i]);
-		out_u64(o, PRINT_ANY, ft_stats_keys[i], "%llu", r->v[i]);
-		first = false;
-		/* three lines: table, accounting health, events */
-		if (i == FABTRACE_A_STATS_ENTRY_SIZE || i == FABTRACE_A_STATS_HOOK_MISSED) {
-			out_text(o, "\n");
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		a = order[i];
+		if (!a) {
+			if (!first)
+				out_text(o, "\n");
 			first = true;
+			continue;
 		}
+		if (!(r->have & (1ull << a)))
+			continue;
+		out_text(o, "%s%s ", first ? "" : " ", ft_stats_keys[a]);
+		out_u64(o, PRINT_ANY, ft_stats_keys[a], "%llu", r->v[a]);
+		first = false;
 	}
-	out_text(o, "\n");
 	out_obj_end(o);
 }
 

@@ -325,7 +325,7 @@ TEST(stats_formats)
 	struct out *o;
 	uint16_t i;
 
-	for (i = FABTRACE_A_STATS_QPS; i <= FABTRACE_A_STATS_GENERATION; i++) {
+	for (i = FABTRACE_A_STATS_QPS; i <= FABTRACE_A_STATS_INDEX_BYTES; i++) {
 		if (i <= FABTRACE_A_STATS_ENTRY_SIZE || i == FABTRACE_A_STATS_GENERATION)
 			mnl_attr_put_u32(nlh, i, 10 * i);
 		else
@@ -338,7 +338,7 @@ TEST(stats_formats)
 	out_free(o);
 	fclose(fp);
 	EXPECT_STREQ(text,
-		"qps 10 retained 20 max_qps 30 retain_ms 40 entry_size 50\n"
+		"qps 10 retained 20 max_qps 30 retain_ms 40 entry_size 50 index_bytes 150\n"
 		"overflow 60 alloc_fail 70 malformed 80 unknown 90 hook_missed 100\n"
 		"events_sent 110 events_suppressed 120 events_lost 130 generation 140\n");
 	free(text);
@@ -350,7 +350,7 @@ TEST(stats_formats)
 	fclose(fp);
 	v = tap_json(text);
 	ASSERT_TRUE(v);
-	EXPECT_EQ(json_object_object_length(v), 14);
+	EXPECT_EQ(json_object_object_length(v), 15);
 	EXPECT_EQ(json_object_get_uint64(JGET(v, "hook_missed")), 100);
 	EXPECT_EQ(json_object_get_uint64(JGET(v, "generation")), 140);
 	json_object_put(v);

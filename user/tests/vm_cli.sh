@@ -147,7 +147,7 @@ ft qp_gsi -j qp show type gsi
 ktap_result "gsi QPs are kernel QPs" jq_py "$OUT/qp_gsi.out" "assert all('kernel' in q['flags'] for q in d)"
 
 ft stats stats; ktap_result "stats" test $rc = 0
-ft stats_j -j stats show; ktap_result "-j stats: valid, 14 keys" jq_py "$OUT/stats_j.out" "assert len(d)==14 and d['hook_missed']==0"
+ft stats_j -j stats show; ktap_result "-j stats: valid, every key" jq_py "$OUT/stats_j.out" "assert len(d)>=14 and d['hook_missed']==0"
 
 sleep 1
 kill "$mon" "$mon2"
