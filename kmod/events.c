@@ -54,7 +54,7 @@ static void ev_fill(struct ft_event *e, struct ft_qp *qp, unsigned int kind,
 {
 	struct ft_dev *dev = qp->dev;
 
-	e->time = ktime_get_boottime_ns();
+	e->time = ktime_get_ns();
 	e->kind = kind;
 	e->count = count;
 	e->suppressed = suppressed;
@@ -163,7 +163,7 @@ void ft_event_note(struct ft_qp *qp, unsigned int ev)
 		{ FT_EV_NAK, FT_LAST_NAK, FABTRACE_EVENT_KIND_NAK },
 		{ FT_EV_RETRANS, FT_LAST_RETRANS, FABTRACE_EVENT_KIND_RETRANSMIT },
 	};
-	u64 now = ktime_get_boottime_ns(), quiet, prev, count;
+	u64 now = ktime_get_ns(), quiet, prev, count;
 	unsigned int i;
 
 	quiet = (u64)READ_ONCE(ft_ev_quiet_ms) * NSEC_PER_MSEC;
@@ -232,7 +232,7 @@ static void ev_work_fn(struct work_struct *work)
 	if (dropped != dropped_reported) {
 		memset(e, 0, sizeof(*e));
 		e->kind = FABTRACE_EVENT_KIND_DROPPED;
-		e->time = ktime_get_boottime_ns();
+		e->time = ktime_get_ns();
 		e->count = dropped - dropped_reported;
 		if (ft_nl_notify(e) >= 0)
 			dropped_reported = dropped;

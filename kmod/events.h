@@ -13,7 +13,7 @@
  * that sends it never touches the entry, which may be gone by then.
  */
 struct ft_event {
-	u64 time;			/* boot-time ns */
+	u64 time;			/* CLOCK_MONOTONIC ns */
 	u64 count;
 	u64 suppressed;
 	u32 kind;			/* enum fabtrace_event_kind */

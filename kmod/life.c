@@ -77,7 +77,7 @@ void notrace ft_life_retrans_timer(unsigned long ip, unsigned long parent_ip,
 	/* rxe lets its timer run out when all is acknowledged: not a timeout */
 	if (qp && ft_acct_outstanding(qp)) {
 		atomic64_inc(&qp->cong.timeouts);
-		WRITE_ONCE(qp->cong.last[FT_LAST_TIMEOUT], ktime_get_boottime_ns());
+		WRITE_ONCE(qp->cong.last[FT_LAST_TIMEOUT], ktime_get_ns());
 		ft_event_qp(qp, FABTRACE_EVENT_KIND_TIMEOUT);
 	}
 	rcu_read_unlock();
@@ -93,7 +93,7 @@ void notrace ft_life_rnr_timer(unsigned long ip, unsigned long parent_ip,
 	qp = entry_of_timer((void *)ft_arg(fregs, 0), READ_ONCE(rnr_off));
 	if (qp) {
 		atomic64_inc(&qp->cong.rnr_timeouts);
-		WRITE_ONCE(qp->cong.last[FT_LAST_RNR_TIMEOUT], ktime_get_boottime_ns());
+		WRITE_ONCE(qp->cong.last[FT_LAST_RNR_TIMEOUT], ktime_get_ns());
 		ft_event_qp(qp, FABTRACE_EVENT_KIND_RNR_TIMEOUT);
 	}
 	rcu_read_unlock();

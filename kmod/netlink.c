@@ -15,10 +15,14 @@
 #include "netlink.h"
 #include "qp.h"
 
-/* Boot-time nanoseconds as CLOCK_REALTIME nanoseconds, for userspace. */
-static u64 realtime_of(u64 boot_ns)
+/*
+ * Entries keep CLOCK_MONOTONIC nanoseconds (what retain_ms and the event
+ * intervals are measured in); userspace gets CLOCK_REALTIME.  One offset
+ * read makes the same instant read the same in every reply.
+ */
+static u64 realtime_of(u64 mono_ns)
 {
-	return ktime_get_real_ns() - (ktime_get_boottime_ns() - boot_ns);
+	return ktime_to_ns(ktime_mono_to_real(ns_to_ktime(mono_ns)));
 }
 
 static int put_u64(struct sk_buff *skb, int type, u64 val, int pad)

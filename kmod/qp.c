@@ -81,7 +81,7 @@ static struct ft_qp *qp_alloc(struct ft_dev *dev, struct ib_qp *ibqp, gfp_t gfp)
 	if (ft_qp_type_has_psn(qp->type))
 		qp->flags |= FT_QP_PSN;
 	qp->port = ibqp->port;
-	qp->ctime = ktime_get_boottime_ns();
+	qp->ctime = ktime_get_ns();
 	INIT_LIST_HEAD(&qp->retired);
 	fill_owner(qp, ibqp);
 	return qp;
@@ -99,7 +99,7 @@ static void retire_locked(struct ft_dev *dev, struct ft_qp __rcu **slot,
 			  struct ft_qp *qp)
 {
 	rcu_assign_pointer(*slot, NULL);
-	qp->dtime = ktime_get_boottime_ns();
+	qp->dtime = ktime_get_ns();
 	WRITE_ONCE(qp->flags, qp->flags | FT_QP_DESTROYED);
 	list_add_tail_rcu(&qp->retired, &dev->retired);
 	dev->nr_live--;
@@ -287,7 +287,7 @@ static void retire_work_fn(struct work_struct *work)
 
 again:
 	n = 0;
-	now = ktime_get_boottime_ns();
+	now = ktime_get_ns();
 	keep = (u64)READ_ONCE(ft_retain_ms) * NSEC_PER_MSEC;
 	mutex_lock(&ft_devs_lock);
 	list_for_each_entry(dev, &ft_devs, list) {
