@@ -1,0 +1,553 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers of the congestion selftests (cong_*.sh, events.sh, top.sh): qdiscs, captures, monitors, oracles.
+# shellcheck shell=bash
+#
+# Source it after lib.sh:
+#   . "$(dirname "$(readlink -f "$0")")/lib.sh"
+#   . "$(dirname "$(readlink -f "$0")")/lib-cong.sh"
+#
+# Setup and teardown
+#   cong_init NAME          skip unless the two-node bed, the module, the
+#                           programs and the tools are there; modprobe
+#                           fabtrace and rxe0 on both nodes; artefacts go to
+#                           $CONG_OUT ($FT_OUT/NAME); installs an EXIT trap
+#   cong_param WHERE NAME VALUE   set a fabtrace module parameter on self,
+#                           peer or both; the old value comes back at exit
+#   cong_bg_add PID         a background process (local pid) to kill at exit
+# Queueing disciplines on the data NIC (self or peer)
+#   cong_netem WHERE MATCH NETEM...   prio root, netem on band 1:1, and a u32
+#                           filter that sends MATCH (roce | ect0) there; all
+#                           other packets bypass netem
+#   cong_netem_drops WHERE  netem's drop counter (netem counts ECN marks in it)
+#   cong_netem_del WHERE    remove it all
+# Captures (tcpdump on the data NIC, udp port 4791, complete frames)
+#   cong_cap_start NAME WHERE ; cong_cap_stop NAME  -> $CONG_OUT/NAME.pcap
+#   cong_cap_dropped NAME   packets tcpdump says the kernel dropped
+#   cong_pcap_summary PCAP  JSON: per destination node and QP, what tshark
+#                           decoded;  cong_pcapv SUMMARY IP QPN KEY
+# Event monitors (fabtrace -j monitor, one JSON object per line)
+#   cong_mon_start NAME WHERE [ARGS]  -> $CONG_OUT/NAME.mon, synced: returns
+#                           once the monitor demonstrably receives events
+#   cong_mon_wait NAME JQ_SELECT [N] [SECS]  until N events match
+#   cong_mon_stop NAME      SIGINT (self; SIGTERM via the agent on the peer),
+#                           and its exit status in CONG_MON_RC
+# Counters
+#   cong_qps WHERE FILE     fabtrace -j qp show dev rxe0 (live and retained)
+#   cong_qpv FILE QPN PID JQPATH   one value of the entry (QPN, owner PID)
+#   cong_rxe WHERE FILE     rdma -j statistic of rxe0/1;  cong_rxev FILE NAME
+#   cong_stats WHERE FILE   fabtrace -j stats
+# Assertions that print their numbers
+#   cong_eq DESC A B; cong_le DESC A B; cong_gt DESC A B
+
+CONG_LIB=$(readlink -f "${BASH_SOURCE[0]}")
+CONG_CLI=${CONG_CLI:-$(command -v fabtrace || echo "${FT_REPO:-}/user/fabtrace")}
+CONG_DEV=rxe0
+
+# ---- setup ---------------------------------------------------------------
+
+declare -A CONG_PARAM_SAVED=()
+CONG_BG=()
+declare -A CONG_CAP_PID=() CONG_MON_PID=() CONG_MON_WHERE=()
+CONG_MON_RC=
+
+_cong_find_progs() {
+	local d
+
+	for d in "${FT_BUILD:-}/selftests/progs" "${FT_REPO:-}/selftests/progs"; do
+		if [ -x "$d/ft_qps" ] && [ -x "$d/ft_cnp" ] && [ -x "$d/ft_rnr" ] &&
+		   [ -x "$d/ft_timeout" ]; then
+			echo "$d"
+			return 0
+		fi
+	done
+	return 1
+}
+
+CONG_PROGS=$(_cong_find_progs)
+
+cong_init() {
+	CONG_NAME=$1
+	require_peer
+	require_module fabtrace
+	require_cmd rdma tc tcpdump tshark jq python3 ip
+	[ -x "$CONG_CLI" ] || skip_all "fabtrace CLI not built ($CONG_CLI)"
+	[ -n "$CONG_PROGS" ] ||
+		skip_all "selftests/progs not built (make -C selftests all)"
+	CONG_OUT=${FT_OUT:-/tmp}/$CONG_NAME
+	rm -rf "$CONG_OUT"
+	mkdir -p "$CONG_OUT"
+	trap cong_cleanup EXIT
+	# leftovers of an earlier test must not disturb this one
+	cong_netem_del self
+	cong_netem_del peer
+	on_both modprobe fabtrace || fail_all "modprobe fabtrace failed"
+	rxe_up both || fail_all "rxe0 did not come up on both nodes"
+}
+
+# cong_param WHERE NAME VALUE: WHERE is self, peer or both.
+cong_param() {
+	local where=$1 name=$2 val=$3 p=/sys/module/fabtrace/parameters/$2 w
+
+	for w in self peer; do
+		[ "$where" = both ] || [ "$where" = "$w" ] || continue
+		if [ -z "${CONG_PARAM_SAVED[$w:$name]:-}" ]; then
+			if [ "$w" = self ]; then
+				CONG_PARAM_SAVED[$w:$name]=$(cat "$p")
+			else
+				CONG_PARAM_SAVED[$w:$name]=$(peer cat "$p")
+			fi
+		fi
+		if [ "$w" = self ]; then
+			echo "$val" >"$p" || return 1
+		else
+			peer "echo $val > $p" || return 1
+		fi
+	done
+	log "module parameter $name = $val on $where"
+}
+
+cong_bg_add() {
+	CONG_BG+=("$@")
+}
+
+cong_cleanup() {
+	local k pid w p
+
+	for pid in "${CONG_BG[@]}" "${CONG_MON_PID[@]}" "${CONG_CAP_PID[@]}"; do
+		kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	done
+	cong_netem_del self
+	cong_netem_del peer
+	for k in "${!CONG_PARAM_SAVED[@]}"; do
+		w=${k%%:*}
+		p=/sys/module/fabtrace/parameters/${k#*:}
+		if [ "$w" = self ]; then
+			echo "${CONG_PARAM_SAVED[$k]}" >"$p"
+		else
+			peer "echo ${CONG_PARAM_SAVED[$k]} > $p"
+		fi
+	done
+	return 0
+}
+
+# cong_peer_fn FUNC ARGS...: a function of lib.sh or this file, on the peer.
+cong_peer_fn() {
+	local q
+
+	printf -v q '%q ' "$@"
+	"$FTPEER" "bash -c $(printf '%q' ". $(printf '%q' "$FT_LIB") && . $(printf '%q' "$CONG_LIB") && $q")"
+}
+
+# _cong_on WHERE FUNC ARGS...
+_cong_on() {
+	local where=$1
+
+	shift
+	case $where in
+	self) "$@" ;;
+	peer) cong_peer_fn "$@" ;;
+	*) echo "expected self or peer, got '$where'" >&2; return 1 ;;
+	esac
+}
+
+# ---- queueing disciplines --------------------------------------------------
+
+# u32 matches: RoCEv2 (UDP to 4791; rxe's IPv4 header has no options), and
+# RoCEv2 whose ECN field is ECT(0).
+_cong_match() {
+	case $1 in
+	roce) echo "match ip protocol 17 0xff match ip dport 4791 0xffff" ;;
+	ect0) echo "match ip protocol 17 0xff match ip dport 4791 0xffff match ip tos 0x02 0x03" ;;
+	*) return 1 ;;
+	esac
+}
+
+_cong_netem_self() {
+	local match dev=${FT_NETDEV:?}
+
+	match=$(_cong_match "$1") || return 1
+	shift
+	tc qdisc del dev "$dev" root 2>/dev/null
+	# every priority to band 1:2 (a pfifo); only the filter reaches 1:1
+	tc qdisc add dev "$dev" root handle 1: prio bands 3 \
+		priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 || return 1
+	tc qdisc add dev "$dev" parent 1:1 handle 10: netem "$@" || return 1
+	# shellcheck disable=SC2086 # match is a list of words
+	tc filter add dev "$dev" parent 1: protocol ip prio 1 u32 $match flowid 1:1
+}
+
+# cong_netem WHERE MATCH NETEM-ARGS...
+cong_netem() {
+	local where=$1
+
+	shift
+	log "netem on $where: $*"
+	_cong_on "$where" _cong_netem_self "$@"
+}
+
+# cong_netem_change WHERE NETEM-ARGS...: new netem parameters, same filter.
+_cong_netem_change_self() {
+	tc qdisc change dev "${FT_NETDEV:?}" parent 1:1 handle 10: netem "$@"
+}
+
+cong_netem_change() {
+	local where=$1
+
+	shift
+	log "netem on $where now: $*"
+	_cong_on "$where" _cong_netem_change_self "$@"
+}
+
+_cong_netem_drops_self() {
+	tc -s -j qdisc show dev "${FT_NETDEV:?}" |
+		jq '[.[] | select(.kind == "netem") | .drops] | add // 0'
+}
+
+cong_netem_drops() {
+	_cong_on "$1" _cong_netem_drops_self
+}
+
+_cong_netem_del_self() {
+	tc qdisc del dev "${FT_NETDEV:?}" root 2>/dev/null
+	return 0
+}
+
+cong_netem_del() {
+	_cong_on "$1" _cong_netem_del_self
+}
+
+# ---- captures --------------------------------------------------------------
+
+# cong_cap_start NAME WHERE: tcpdump of RoCEv2 on the data NIC of WHERE,
+# to $CONG_OUT/NAME.pcap (a share both nodes write to).  Returns once
+# tcpdump listens.
+cong_cap_start() {
+	local name=$1 where=$2 pcap=$CONG_OUT/$1.pcap err=$CONG_OUT/$1.tcpdump
+	local cmd
+
+	cmd="exec tcpdump -i \"\$FT_NETDEV\" -n -p -U -B 16384 -w $pcap udp port 4791 2>$err"
+	rm -f "$pcap" "$err"
+	if [ "$where" = self ]; then
+		bash -c "$cmd" &
+	else
+		peer "$cmd" &
+	fi
+	CONG_CAP_PID[$name]=$!
+	_cap_listening() { grep -q "listening on" "$err" 2>/dev/null; }
+	wait_for 30 _cap_listening || {
+		log "tcpdump on $where did not start: $(cat "$err" 2>/dev/null)"
+		return 1
+	}
+}
+
+# cong_cap_stop NAME: stop tcpdump, wait until its file is complete.
+cong_cap_stop() {
+	local name=$1 err=$CONG_OUT/$1.tcpdump pid=${CONG_CAP_PID[$1]}
+
+	# the peer's agent turns the client's death into SIGTERM for tcpdump
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	unset "CONG_CAP_PID[$name]"
+	_cap_done() { grep -q "dropped by kernel" "$err" 2>/dev/null; }
+	wait_for 30 _cap_done || { log "tcpdump $name did not finish"; return 1; }
+	sed "s/^/# tcpdump $name: /" "$err"
+}
+
+cong_cap_dropped() {
+	sed -n 's/^\([0-9]\+\) packets\{0,1\} dropped by kernel.*/\1/p' "$CONG_OUT/$1.tcpdump"
+}
+
+# cong_pcap_summary PCAP: tshark decodes the capture; the summary is JSON
+# {"frames": N, "qp": {"IP/QPN": {counts}}} keyed by destination address and
+# BTH destination QP (decimal): both nodes number their QPs from 17.  Counts: pkts, ect (ECN != 0), ce (ECN == 3), req (requests),
+# req_distinct/req_repeat (request PSNs seen the first time / again),
+# send, write, ack (AETH ACK), nak_seq, nak_rnr, nak_other, cnp (0x81),
+# send_psns (the PSNs of SEND packets, in order).
+cong_pcap_summary() {
+	tshark -n -r "$1" -Y infiniband -T fields -E separator=/t \
+		-e ip.dst -e infiniband.bth.destqp -e infiniband.bth.opcode \
+		-e infiniband.bth.psn -e ip.dsfield.ecn -e infiniband.aeth.syndrome \
+		2>/dev/null | python3 -c '
+import json, sys
+qps, frames = {}, 0
+def num(s):
+    s = s.split(",")[0]
+    return int(s, 0) if s else None
+for line in sys.stdin:
+    f = line.rstrip("\n").split("\t")
+    if len(f) < 6 or not f[1]:
+        continue
+    frames += 1
+    qpn, op, psn, ecn, syn = num(f[1]), num(f[2]), num(f[3]), num(f[4]) or 0, num(f[5])
+    q = qps.setdefault("%s/%d" % (f[0], qpn), {k: 0 for k in ("pkts", "ect", "ce", "req",
+        "req_distinct", "req_repeat", "send", "write", "ack", "nak_seq",
+        "nak_rnr", "nak_other", "cnp")})
+    q.setdefault("psns", set())
+    q.setdefault("send_psns", [])
+    q["pkts"] += 1
+    if ecn:
+        q["ect"] += 1
+    if ecn == 3:
+        q["ce"] += 1
+    if op == 0x81:
+        q["cnp"] += 1
+        continue
+    low = op & 0x1f
+    if low <= 0x0c or low in (0x13, 0x14, 0x16, 0x17, 0x1c, 0x1d):
+        q["req"] += 1
+        if psn in q["psns"]:
+            q["req_repeat"] += 1
+        else:
+            q["psns"].add(psn)
+            q["req_distinct"] += 1
+        if low <= 0x05 or low in (0x16, 0x17):
+            q["send"] += 1
+            q["send_psns"].append(psn)
+        elif low <= 0x0b:
+            q["write"] += 1
+    elif low == 0x11 and syn is not None:
+        kind = syn >> 5
+        if kind == 0:
+            q["ack"] += 1
+        elif kind == 1:
+            q["nak_rnr"] += 1
+        elif kind == 3 and (syn & 0x1f) == 0:
+            q["nak_seq"] += 1
+        else:
+            q["nak_other"] += 1
+for q in qps.values():
+    del q["psns"]
+print(json.dumps({"frames": frames, "qp": qps}))
+'
+}
+
+# cong_pcapv SUMMARY IP QPN KEY: one count of the QP QPN of the node at IP
+# (0 if that QP never appeared).
+cong_pcapv() {
+	jq -r --arg q "$2/$3" ".qp[\$q].$4 // 0" "$1"
+}
+
+# ---- event monitors --------------------------------------------------------
+
+# A QP created and destroyed at once: its events prove a monitor listens.
+# Prints "QPN PID".
+cong_probe_qp() {
+	local out
+
+	out=$("$CONG_PROGS/ft_qps" --no-connect -n 1 --iters 0 2>/dev/null) || return 1
+	jq -r '"\(.qps[0].qpn) \(.pid)"' <<<"$out"
+}
+
+# cong_mon_start NAME WHERE [MONITOR ARGS...]
+cong_mon_start() {
+	local name=$1 where=$2 out=$CONG_OUT/$1.mon err=$CONG_OUT/$1.monerr probe
+
+	shift 2
+	rm -f "$out" "$err"
+	if [ "$where" = self ]; then
+		"$CONG_CLI" -j monitor "$@" >"$out" 2>"$err" &
+	else
+		peer fabtrace -j monitor "$@" >"$out" 2>"$err" &
+	fi
+	CONG_MON_PID[$name]=$!
+	CONG_MON_WHERE[$name]=$where
+	# the monitor listens once it sees the events of a probe QP; it may
+	# have joined the group only after the first probe, so try again
+	local i qpn pid
+	for i in 1 2 3 4 5; do
+		probe=$(_cong_on "$where" cong_probe_qp) || return 1
+		read -r qpn pid <<<"$probe"
+		if cong_mon_wait "$name" \
+		   "select(.kind == \"qp-destroy\" and .qpn == $qpn and .pid == $pid)" 1 $((i * 3)); then
+			# shellcheck disable=SC2034 # for the tests
+			CONG_MON_SYNC_SEQ=$(jq -s 'map(.seq // 0) | max' "$out")
+			return 0
+		fi
+	done
+	log "monitor $name on $where receives nothing: $(cat "$err")"
+	return 1
+}
+
+# cong_mon_count NAME JQ_SELECT: how many events the filter selects.
+cong_mon_count() {
+	jq -c "$2" "$CONG_OUT/$1.mon" 2>/dev/null | wc -l
+}
+
+# cong_mon_wait NAME JQ_SELECT [N] [SECS]: until N (1) events match.
+cong_mon_wait() {
+	local n=${3:-1}
+
+	_mon_has() { [ "$(cong_mon_count "$1" "$2")" -ge "$3" ]; }
+	wait_for "${4:-30}" _mon_has "$1" "$2" "$n"
+}
+
+# cong_mon_stop NAME: end the monitor (SIGINT) and collect its status.  A
+# monitor on the peer gets SIGTERM from the agent when its local client
+# dies (the client, a background job, ignores SIGINT); its status is lost.
+cong_mon_stop() {
+	local pid=${CONG_MON_PID[$1]}
+
+	if [ "${CONG_MON_WHERE[$1]}" = self ]; then
+		kill -INT "$pid" 2>/dev/null
+	else
+		kill -TERM "$pid" 2>/dev/null
+	fi
+	CONG_MON_RC=0
+	wait "$pid" || CONG_MON_RC=$?
+	unset "CONG_MON_PID[$1]"
+	if [ -s "$CONG_OUT/$1.monerr" ]; then
+		sed "s/^/# monitor $1 stderr: /" "$CONG_OUT/$1.monerr"
+	fi
+	log "monitor $1: $(wc -l <"$CONG_OUT/$1.mon") events, exit $CONG_MON_RC"
+}
+
+# cong_json_lines FILE: every line is one JSON object.
+cong_json_lines() {
+	python3 -c '
+import json, sys
+n = 0
+for i, line in enumerate(open(sys.argv[1]), 1):
+    try:
+        o = json.loads(line)
+    except ValueError as e:
+        sys.exit("line %d: not JSON (%s): %r" % (i, e, line[:200]))
+    if not isinstance(o, dict):
+        sys.exit("line %d: not an object" % i)
+    n += 1
+sys.exit(0 if n else "no lines")
+' "$1"
+}
+
+# ---- counters --------------------------------------------------------------
+
+# cong_qps WHERE FILE: every QP entry of rxe0, live and retained.
+cong_qps() {
+	if [ "$1" = self ]; then
+		"$CONG_CLI" -j qp show dev "$CONG_DEV" >"$2"
+	else
+		peer fabtrace -j qp show dev "$CONG_DEV" >"$2"
+	fi
+}
+
+# cong_qpv FILE QPN PID JQPATH: e.g. cong_qpv f 17 4242 .cong.rx_ce
+cong_qpv() {
+	jq -r --argjson q "$2" --argjson p "$3" \
+		"[.[] | select(.qpn == \$q and .pid == \$p)] | last | $4 // \"none\"" "$1"
+}
+
+cong_rxe() {
+	if [ "$1" = self ]; then
+		rdma -j statistic show link "$CONG_DEV/1" >"$2"
+	else
+		peer rdma -j statistic show link "$CONG_DEV/1" >"$2"
+	fi
+}
+
+cong_rxev() {
+	jq -r ".[0].$2" "$1"
+}
+
+cong_stats() {
+	if [ "$1" = self ]; then
+		"$CONG_CLI" -j stats >"$2"
+	else
+		peer fabtrace -j stats >"$2"
+	fi
+}
+
+cong_dev() {
+	if [ "$1" = self ]; then
+		"$CONG_CLI" -j dev show "$CONG_DEV" >"$2"
+	else
+		peer fabtrace -j dev show "$CONG_DEV" >"$2"
+	fi
+}
+
+# cong_devv FILE JQPATH: the device object may come as an array or alone.
+cong_devv() {
+	jq -r "if type == \"array\" then .[0] else . end | $2" "$1"
+}
+
+# ---- assertions --------------------------------------------------------------
+
+_cong_nums() {
+	local v
+
+	for v in "$@"; do
+		[[ $v =~ ^-?[0-9]+$ ]] || return 1
+	done
+}
+
+# cong_eq DESC A B: ok if A == B (integers); the numbers go in the result.
+cong_eq() {
+	if _cong_nums "$2" "$3" && [ "$2" -eq "$3" ]; then
+		ktap_ok "$1 ($2 == $3)"
+	else
+		ktap_fail "$1 ($2 != $3)"
+	fi
+}
+
+cong_le() {
+	if _cong_nums "$2" "$3" && [ "$2" -le "$3" ]; then
+		ktap_ok "$1 ($2 <= $3)"
+	else
+		ktap_fail "$1 (not $2 <= $3)"
+	fi
+}
+
+cong_gt() {
+	if _cong_nums "$2" "$3" && [ "$2" -gt "$3" ]; then
+		ktap_ok "$1 ($2 > $3)"
+	else
+		ktap_fail "$1 (not $2 > $3)"
+	fi
+}
+
+# cong_xfail DESC WHY CMD...: a check a known bug makes fail.  Passing is
+# reported as a plain ok (the bug is gone: make it a ktap_result); failing
+# is "ok ... # XFAIL WHY", as kselftest reports expected failures.
+cong_xfail() {
+	local desc=$1 why=$2
+
+	shift 2
+	if "$@"; then
+		ktap_ok "$desc"
+	else
+		KTAP_N=$((KTAP_N + 1)) KTAP_PASS=$((KTAP_PASS + 1))
+		echo "ok $KTAP_N $desc # XFAIL $why"
+	fi
+}
+
+# ---- congested QPs -------------------------------------------------------------
+
+_cong_pidsel() {
+	local IFS=,
+
+	echo "select(.pid as \$p | [$*] | index(\$p))"
+}
+
+# cong_congested_expected FILE PID...: the QPNs of those owners whose counters
+# say congested (a CE mark, a CNP, a NAK or a retransmission), sorted.
+cong_congested_expected() {
+	local f=$1
+
+	shift
+	jq -r "[.[] | $(_cong_pidsel "$@") | select(.cong.rx_ce > 0 or
+		.cong.retransmits > 0 or .tx.cnp > 0 or .rx.cnp > 0 or
+		([.cong.tx_nak[], .cong.rx_nak[]] | add) > 0) | .qpn] | sort | join(\" \")" "$f"
+}
+
+# cong_congested_listed WHERE PID...: what `qp show congested` lists for them.
+cong_congested_listed() {
+	local where=$1 f
+
+	shift
+	f=$(mktemp)
+	if [ "$where" = self ]; then
+		"$CONG_CLI" -j qp show dev "$CONG_DEV" congested >"$f"
+	else
+		peer fabtrace -j qp show dev "$CONG_DEV" congested >"$f"
+	fi
+	jq -r "[.[] | $(_cong_pidsel "$@") | .qpn] | sort | join(\" \")" "$f"
+	rm -f "$f"
+}
