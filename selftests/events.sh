@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Events: a storm is rate-limited with an exact dropped count, sequence numbers have no gap, monitor exits cleanly.
+# timeout=300
+#
+# With event_rate 100, ft_qps creates and destroys N QPs at once (--no-connect):
+# 2N events (qp-create, qp-destroy) in a second or two.  Oracles:
+#   ft_qps's N: the stats' events-sent + events-suppressed + events-lost
+#     deltas == 2N (nothing else happens meanwhile);
+#   the monitor: qp-create/qp-destroy events of those QPs == events-sent
+#     delta, no more than the rate allows, each create with pid and comm;
+#   the dropped notifications' counts add up to suppressed + lost, so that
+#     delivered + dropped == 2N exactly: checked once the storm is over and
+#     quiet, and again after one more event (which flushes the report);
+#   sequence numbers: consecutive, none missing (else the CLI says how many);
+#   `fabtrace monitor` exits 0 on SIGINT and on SIGTERM, and with --count.
+set -uo pipefail
+HERE=$(dirname "$(readlink -f "$0")")
+. "$HERE/lib.sh"
+. "$HERE/lib-cong.sh"
+
+N=2000
+RATE=100
+
+cong_init events
+O=$CONG_OUT
+ktap_plan 17
+
+# the rate limit is global: the rest of this test runs under it
+cong_param self event_rate $RATE
+ktap_assert "monitor on A receives events" cong_mon_start mon self
+# a fresh one-second window, and nothing in flight
+sleep 1.2
+cong_stats self "$O/stats0.json"
+seq0=$(jq -s 'map(.seq) | max' "$O/mon.mon")
+
+"$CONG_PROGS/ft_qps" --no-connect -n $N --iters 0 --summary --timeout-s 200 \
+	>"$O/storm.json" 2>"$O/storm.err"
+rc=$?
+log "ft_qps: $(jq -c '{pid, nqps, create_s, destroy_s, elapsed_s, error}' "$O/storm.json")"
+ktap_assert "ft_qps created and destroyed $N QPs" test "$rc" -eq 0 -a "$(jq .nqps "$O/storm.json")" = $N
+spid=$(jq .pid "$O/storm.json")
+storm_s=$(jq '.elapsed_s | ceil' "$O/storm.json")
+# quiet: every event the storm let through is sent by now
+sleep 2
+cong_stats self "$O/stats1.json"
+d() { echo $(( $(jq ".$1" "$O/stats1.json") - $(jq ".$1" "$O/stats0.json") )); }
+sent=$(d events_sent) supp=$(d events_suppressed) lost=$(d events_lost)
+after="select(.seq > $seq0)"
+deliv=$(cong_mon_count mon "$after | select((.kind == \"qp-create\" or .kind == \"qp-destroy\") and .pid == $spid)")
+other=$(cong_mon_count mon "$after | select(.kind != \"dropped\" and .pid != $spid)")
+dropped=$(jq -s "[.[] | $after | select(.kind == \"dropped\") | .count] | add // 0" "$O/mon.mon")
+log "storm: $((2 * N)) events in ~${storm_s} s; stats deltas sent $sent suppressed $supp lost $lost; monitor: delivered $deliv, other $other, dropped notifications sum $dropped"
+cong_eq "sent + suppressed + lost == 2N" $((sent + supp + lost)) $((2 * N))
+cong_eq "events the monitor got == events-sent" "$deliv" "$sent"
+cong_eq "no other event meanwhile" "$other" 0
+cong_gt "rate limiting withheld events" "$supp" 0
+cong_le "delivered <= rate x (seconds the storm spanned + 1)" "$deliv" $((RATE * (storm_s + 1)))
+creates=$(cong_mon_count mon "$after | select(.kind == \"qp-create\" and .pid == $spid and .comm == \"ft_qps\" and .dev == \"$CONG_DEV\")")
+cong_eq "every qp-create delivered names pid and comm" "$creates" \
+	"$(cong_mon_count mon "$after | select(.kind == \"qp-create\" and .pid == $spid)")"
+# The dropped report is sent by the same work item that sends events, so
+# suppressions after the last sent event wait for the next event to be
+# reported: a known module bug, shown with its numbers.
+cong_xfail "quiet after the storm: dropped notifications sum == suppressed + lost ($dropped vs $((supp + lost)))" \
+	"the module reports suppressions only when a later event is sent (ev_queue never schedules the work for them)" \
+	test "$dropped" -eq $((supp + lost))
+
+# one more event (a probe QP, in a fresh window) flushes the report
+sleep 1.1
+probe=$(cong_probe_qp)
+read -r pq pp <<<"$probe"
+cong_mon_wait mon "select(.kind == \"qp-destroy\" and .qpn == $pq and .pid == $pp)" 1 20
+sleep 0.5
+cong_stats self "$O/stats2.json"
+dropped=$(jq -s "[.[] | $after | select(.kind == \"dropped\") | .count] | add // 0" "$O/mon.mon")
+supp2=$(( $(jq .events_suppressed "$O/stats2.json") - $(jq .events_suppressed "$O/stats0.json") ))
+lost2=$(( $(jq .events_lost "$O/stats2.json") - $(jq .events_lost "$O/stats0.json") ))
+log "after one more event: dropped notifications sum $dropped, suppressed $supp2, lost $lost2"
+cong_eq "after the next event: dropped notifications sum == suppressed + lost" "$dropped" $((supp2 + lost2))
+cong_eq "delivered + dropped == 2N (+ the probe's 2)" $((deliv + dropped + 2)) $((2 * N + 2))
+
+# sequence numbers: consecutive from the first one this monitor saw
+gaps=$(jq -s '[.[].seq] as $s | [range(1; $s | length) | select($s[.] != $s[. - 1] + 1)] | length' "$O/mon.mon")
+log "seq: $(jq -s -c '[.[].seq] | [first, last, length]' "$O/mon.mon") (first, last, events)"
+cong_eq "sequence numbers have no gap" "$gaps" 0
+ktap_result "no 'fell behind' report" test ! -s "$O/mon.monerr"
+
+cong_mon_stop mon
+ktap_result "monitor exited 0 on SIGINT (exit $CONG_MON_RC)" test "$CONG_MON_RC" -eq 0
+ktap_result "monitor: one JSON object per line" cong_json_lines "$O/mon.mon"
+
+# SIGTERM ends it cleanly too; so does --count
+cong_param self event_rate 1000
+"$CONG_CLI" -j monitor >"$O/term.mon" 2>"$O/term.err" &
+mpid=$!
+sleep 1
+kill -TERM $mpid
+rc=0
+wait $mpid || rc=$?
+ktap_result "monitor exited 0 on SIGTERM (exit $rc)" test "$rc" -eq 0
+"$CONG_CLI" -j monitor events qp-create --count 1 >"$O/count.mon" 2>"$O/count.err" &
+mpid=$!
+cong_bg_add $mpid
+ok=0
+for _ in 1 2 3 4 5; do
+	cong_probe_qp >/dev/null
+	sleep 0.5
+	if ! kill -0 $mpid 2>/dev/null || [ "$(ps -o stat= -p $mpid)" = Z ]; then
+		ok=1
+		break
+	fi
+done
+rc=0
+[ "$ok" = 1 ] && { wait $mpid || rc=$?; }
+log "monitor --count 1: $(cat "$O/count.mon") (exit $rc)"
+ktap_result "monitor --count 1 exited 0 after one event" \
+	test "$ok" = 1 -a "$rc" = 0 -a "$(wc -l <"$O/count.mon")" = 1
+ktap_finished
