@@ -408,16 +408,18 @@ err_cancel:
 
 /*
  * QP numbers are 24 bits.  The policy cannot say so on 6.1 without a
- * range table, so the handlers do.
+ * range table, so the handlers do.  @tb holds @maxattr + 1 entries: the
+ * operation's policy decides how many.
  */
-static int check_qpns(struct nlattr **tb, struct netlink_ext_ack *extack)
+static int check_qpns(struct nlattr **tb, int maxattr,
+		      struct netlink_ext_ack *extack)
 {
 	static const int attrs[] = {
 		FABTRACE_A_QP_QPN, FABTRACE_A_QP_QPN_MIN, FABTRACE_A_QP_QPN_MAX,
 	};
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(attrs); i++) {
+	for (i = 0; i < ARRAY_SIZE(attrs) && attrs[i] <= maxattr; i++) {
 		if (tb[attrs[i]] && nla_get_u32(tb[attrs[i]]) > 0xffffff) {
 			NL_SET_ERR_MSG_ATTR(extack, tb[attrs[i]],
 					    "QP numbers are 24 bits");
@@ -457,7 +459,7 @@ int fabtrace_nl_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 	unsigned int i;
 	int err;
 
-	if (check_qpns(tb, info->extack))
+	if (check_qpns(tb, FABTRACE_A_QP_MATCH_FLAGS, info->extack))
 		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(qp_dump_only); i++) {
 		if (tb[qp_dump_only[i]]) {
@@ -587,7 +589,7 @@ int fabtrace_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	int err = 0;
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
-	err = check_qpns(tb, cb->extack);
+	err = check_qpns(tb, FABTRACE_A_QP_MATCH_FLAGS, cb->extack);
 	if (err)
 		return err;
 	if (tb[FABTRACE_A_QP_QPN]) {
@@ -668,7 +670,7 @@ int fabtrace_nl_qp_reset_doit(struct sk_buff *skb, struct genl_info *info)
 	struct ft_dev *dev;
 	u32 qpn, index = 0;
 
-	if (check_qpns(tb, info->extack))
+	if (check_qpns(tb, FABTRACE_A_QP_QPN, info->extack))
 		return -EINVAL;
 	if (tb[FABTRACE_A_QP_QPN] && !tb[FABTRACE_A_QP_DEV_INDEX] &&
 	    !tb[FABTRACE_A_QP_DEV_NAME]) {

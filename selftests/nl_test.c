@@ -340,6 +340,30 @@ TEST_F(nl, qpn_beyond_24_bits_is_out_of_range)
 	TH_LOG("extack: %s", self->nl.extack);
 }
 
+TEST_F(nl, reset_checks_the_qpn)
+{
+	struct nlmsghdr *nlh = msg(&self->nl, self->nl.family,
+				   FABTRACE_CMD_QP_RESET, 0);
+
+	mnl_attr_put_strz(nlh, FABTRACE_A_QP_DEV_NAME, dev_name);
+	mnl_attr_put_u32(nlh, FABTRACE_A_QP_QPN, 0x1000000);
+	EXPECT_EQ(EINVAL, xfer(&self->nl, nlh, NULL, NULL, NULL, NULL, NULL));
+	EXPECT_STREQ("QP numbers are 24 bits", self->nl.extack);
+
+	/* a filter of qp-get is no attribute of qp-reset */
+	nlh = msg(&self->nl, self->nl.family, FABTRACE_CMD_QP_RESET, 0);
+	mnl_attr_put_strz(nlh, FABTRACE_A_QP_DEV_NAME, dev_name);
+	mnl_attr_put_u32(nlh, FABTRACE_A_QP_QPN_MIN, 1);
+	EXPECT_EQ(EINVAL, xfer(&self->nl, nlh, NULL, NULL, NULL, NULL, NULL));
+	EXPECT_NE(0, self->nl.bad_attr_off);
+
+	/* one QP that exists: QP 1, the GSI QP */
+	nlh = msg(&self->nl, self->nl.family, FABTRACE_CMD_QP_RESET, 0);
+	mnl_attr_put_strz(nlh, FABTRACE_A_QP_DEV_NAME, dev_name);
+	mnl_attr_put_u32(nlh, FABTRACE_A_QP_QPN, 1);
+	EXPECT_EQ(0, xfer(&self->nl, nlh, NULL, NULL, NULL, NULL, NULL));
+}
+
 TEST_F(nl, unknown_match_flags_are_rejected)
 {
 	struct nlmsghdr *nlh = msg(&self->nl, self->nl.family,
