@@ -33,3 +33,85 @@ fabtrace dev show
 
 header "node B: fabtrace dev show"
 peer fabtrace dev show
+
+PROGS=$FT_BUILD/selftests/progs
+[ -x "$PROGS/ft_qps" ] || PROGS=$FT_REPO/selftests/progs
+mon_a=$FT_OUT/demo-monitor-a.txt mon_b=$FT_OUT/demo-monitor-b.txt
+mons=
+cleanup() {
+	tc qdisc del dev "$FT_NETDEV" root 2>/dev/null || true
+	[ -z "$mons" ] || kill $mons 2>/dev/null || true
+}
+trap cleanup EXIT
+
+header "both nodes: fabtrace monitor, in the background"
+fabtrace monitor >"$mon_a" 2>&1 &
+mons=$!
+peer "fabtrace monitor" >"$mon_b" 2>&1 &
+mons="$mons $!"
+sleep 1
+echo "listening for QP and congestion events on A and B"
+
+header "node A: a congested egress: netem marks ECN-capable packets CE, drops the others"
+run tc qdisc add dev "$FT_NETDEV" root netem loss 2% ecn
+tc qdisc show dev "$FT_NETDEV"
+
+header "traffic 1: 4 RC QPs, RDMA WRITE A -> B, ECN-capable (ECT(0)), 200 x 8 KiB each"
+peer "$PROGS/ft_qps --server -n 4 --op write --iters 200 --size 8192 --tclass 2 --summary" >/dev/null &
+srv=$!
+"$PROGS/ft_qps" --peer "$FT_PEER_CTL_IP" -n 4 --op write --iters 200 --size 8192 --tclass 2 \
+	--summary | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print("ft_qps: %d writes, %d bytes, pid %d" % (d["total_ops"], d["total_bytes"], d["pid"]))'
+wait "$srv" || true
+
+header "traffic 2: ib_write_bw A -> B, not ECN-capable: its losses become NAKs and retransmits"
+peer "ib_write_bw -d rxe0 -x 1 -n 300 -s 8192 -u 17" >/dev/null 2>&1 &
+srv=$!
+wait_for 20 peer "ss -ltn | grep -q ':18515 '"
+ib_write_bw -d rxe0 -x 1 -n 300 -s 8192 -u 17 "$FT_PEER_IP" | grep -A1 '#bytes' || true
+wait "$srv" || true
+tc qdisc del dev "$FT_NETDEV" root
+
+header "node A: fabtrace qp show"
+fabtrace qp show dev rxe0
+header "node B: fabtrace qp show"
+peer fabtrace qp show dev rxe0
+
+header "peer QPs agree: what A sent on a QP is what B received on its peer"
+fabtrace -j qp show dev rxe0 >"$FT_OUT/demo-a.json"
+peer fabtrace -j qp show dev rxe0 >"$FT_OUT/demo-b.json"
+python3 - "$FT_OUT/demo-a.json" "$FT_OUT/demo-b.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+peers = {q["qpn"]: q for q in b}
+print(f"{'A qpn':>6} {'comm':<12} {'A tx pkts':>10} {'A tx bytes':>11}    "
+      f"{'B qpn':>6} {'B rx pkts':>10} {'B rx bytes':>11} {'lost':>5} {'B rx CE':>8} {'A retx':>7}")
+for q in sorted(a, key=lambda q: q["qpn"]):
+    p = peers.get(q.get("remote_qpn"))
+    if q["type"] != "rc" or not p or not q["tx"]["packets"]:
+        continue
+    lost = q["tx"]["packets"] - p["rx"]["packets"]
+    same = "==" if lost == 0 and q["tx"]["bytes"] == p["rx"]["bytes"] else "->"
+    print(f"{q['qpn']:>6} {q['comm']:<12} {q['tx']['packets']:>10} {q['tx']['bytes']:>11} {same:^3} "
+          f"{p['qpn']:>6} {p['rx']['packets']:>10} {p['rx']['bytes']:>11} {lost:>5} "
+          f"{p['cong']['rx_ce']:>8} {q['cong']['retransmits']:>7}")
+print("lost: packets netem dropped on the wire (not ECN-capable); the retransmits"
+      " that recovered them are in A's tx, so A's tx exceeds B's rx by exactly that")
+PY
+
+header "node B: the QPs that saw congestion (fabtrace qp show congested)"
+peer fabtrace qp show dev rxe0 congested
+header "node A: the same, from the sender's side"
+fabtrace qp show dev rxe0 congested
+
+header "events: fabtrace monitor on A and on B (first lines)"
+sleep 1
+kill $mons 2>/dev/null || true
+wait $mons 2>/dev/null || true
+mons=
+echo "-- node A"
+grep -v -e qp-create -e qp-destroy "$mon_a" | head -n 8 || true
+echo "-- node B"
+grep -v -e qp-create -e qp-destroy "$mon_b" | head -n 8 || true
+echo "-- (and $(grep -c -e qp-create -e qp-destroy "$mon_a") QP create/destroy events on A)"
