@@ -11,7 +11,22 @@
 
 module_param_named(max_qps, ft_max_qps, uint, 0644);
 MODULE_PARM_DESC(max_qps, "QP entries kept at most, live and retained (default 262144)");
-module_param_named(retain_ms, ft_retain_ms, uint, 0644);
+/* A new retain_ms applies to the QPs already retained, at once. */
+static int retain_ms_set(const char *val, const struct kernel_param *kp)
+{
+	int err = param_set_uint(val, kp);
+
+	if (!err)
+		ft_qp_retain_changed();
+	return err;
+}
+
+static const struct kernel_param_ops retain_ms_ops = {
+	.set = retain_ms_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(retain_ms, &retain_ms_ops, &ft_retain_ms, 0644);
 MODULE_PARM_DESC(retain_ms, "how long a destroyed QP's final counters stay readable (default 60000)");
 module_param_named(event_rate, ft_ev_rate, uint, 0644);
 MODULE_PARM_DESC(event_rate, "events sent per second at most, over all QPs (default 1000)");

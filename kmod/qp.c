@@ -20,6 +20,19 @@ struct ft_qp_stats ft_qp_stats;
 static struct kmem_cache *ft_qp_cache;
 static void retire_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(retire_work, retire_work_fn);
+static bool retire_ready;		/* the worker may be scheduled */
+
+/**
+ * ft_qp_retain_changed() - retain_ms changed: apply it to every retained QP
+ *
+ * The worker sleeps until the oldest retained entry expires under the old
+ * value; run it now, so that a lower value takes effect at once.
+ */
+void ft_qp_retain_changed(void)
+{
+	if (READ_ONCE(retire_ready))
+		mod_delayed_work(system_wq, &retire_work, 0);
+}
 
 unsigned int ft_qp_entry_size(void)
 {
@@ -398,11 +411,15 @@ int ft_qp_init(void)
 		     offsetof(struct ft_cong, rx_ect) !=
 		     (2 + 2 * FT_NAK_MAX + 6) * sizeof(atomic64_t));
 	ft_qp_cache = KMEM_CACHE(ft_qp, 0);
-	return ft_qp_cache ? 0 : -ENOMEM;
+	if (!ft_qp_cache)
+		return -ENOMEM;
+	WRITE_ONCE(retire_ready, true);
+	return 0;
 }
 
 void ft_qp_exit(void)
 {
+	WRITE_ONCE(retire_ready, false);
 	cancel_delayed_work_sync(&retire_work);
 	kmem_cache_destroy(ft_qp_cache);
 }

@@ -32,6 +32,7 @@ void ft_qp_discover(struct ft_dev *dev);
 void ft_qp_free_all(struct ft_dev *dev);
 struct ft_qp *ft_qp_of(const struct ft_dev *dev, const struct ib_qp *ibqp);
 void ft_qp_reset(struct ft_qp *qp);
+void ft_qp_retain_changed(void);
 bool ft_qp_congested(const struct ft_qp *qp);
 
 /* Entry size, for the stats: what one QP costs in the slab. */
