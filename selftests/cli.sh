@@ -35,7 +35,7 @@ ft() {
 }
 jq_py() { python3 -c "import json,sys; d=json.load(open('$1')); $2"; }
 
-srv= mon=
+srv="" mon=""
 cleanup() {
 	[ -z "$srv" ] || kill "$srv" 2>/dev/null
 	[ -z "$mon" ] || kill "$mon" 2>/dev/null
