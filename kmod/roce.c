@@ -51,135 +51,103 @@
 #define REQ	(FT_PKT_REQ | FT_OP_VALID)
 #define RESP	(FT_PKT_RESP | FT_OP_VALID)
 
+/* An opcode: its class, extended transport header bytes and flags. */
+#define OP(c, e, f)	{ .cls = (c), .ext = (e), .flags = (f) }
+
 /*
  * One entry per BTH opcode.  Opcodes the table leaves zero are reserved or
  * vendor specific: not FT_OP_VALID.
  */
 const struct ft_op ft_ops[256] = {
 	/* RC */
-	[RC | SEND_FIRST] = { FT_CLS_SEND, 0, REQ },
-	[RC | SEND_MIDDLE] = { FT_CLS_SEND, 0, REQ },
-	[RC | SEND_LAST] = { FT_CLS_SEND, 0, REQ },
-	[RC | SEND_LAST_IMM] = { FT_CLS_SEND, IMMDT, REQ },
-	[RC | SEND_ONLY] = { FT_CLS_SEND, 0, REQ },
-	[RC | SEND_ONLY_IMM] = { FT_CLS_SEND, IMMDT, REQ },
-	[RC | WRITE_FIRST] = { FT_CLS_WRITE, RETH, REQ },
-	[RC | WRITE_MIDDLE] = { FT_CLS_WRITE, 0, REQ },
-	[RC | WRITE_LAST] = { FT_CLS_WRITE, 0, REQ },
-	[RC | WRITE_LAST_IMM] = { FT_CLS_WRITE, IMMDT, REQ },
-	[RC | WRITE_ONLY] = { FT_CLS_WRITE, RETH, REQ },
-	[RC | WRITE_ONLY_IMM] = { FT_CLS_WRITE, RETH + IMMDT, REQ },
-	[RC | READ_REQ] = { FT_CLS_READ_REQ, RETH, REQ },
-	[RC | READ_RESP_FIRST] = { FT_CLS_READ_RESP, AETH, RESP | FT_OP_AETH },
-	[RC | READ_RESP_MIDDLE] = { FT_CLS_READ_RESP, 0, RESP },
-	[RC | READ_RESP_LAST] = { FT_CLS_READ_RESP, AETH, RESP | FT_OP_AETH },
-	[RC | READ_RESP_ONLY] = { FT_CLS_READ_RESP, AETH, RESP | FT_OP_AETH },
-	[RC | ACK] = { FT_CLS_ACK, AETH, FT_OP_AETH | FT_OP_VALID },
-	[RC | ATOMIC_ACK] = { FT_CLS_ATOMIC, AETH + ATMACK, RESP | FT_OP_AETH },
-	[RC | CMP_SWAP] = { FT_CLS_ATOMIC, ATMETH, REQ },
-	[RC | FETCH_ADD] = { FT_CLS_ATOMIC, ATMETH, REQ },
-	[RC | SEND_LAST_INV] = { FT_CLS_SEND, IETH, REQ },
-	[RC | SEND_ONLY_INV] = { FT_CLS_SEND, IETH, REQ },
-	[RC | FLUSH] = { FT_CLS_OTHER, FETH + RETH, REQ },
-	[RC | ATOMIC_WRITE] = { FT_CLS_ATOMIC, RETH, REQ },
+	[RC | SEND_FIRST] = OP(FT_CLS_SEND, 0, REQ),
+	[RC | SEND_MIDDLE] = OP(FT_CLS_SEND, 0, REQ),
+	[RC | SEND_LAST] = OP(FT_CLS_SEND, 0, REQ),
+	[RC | SEND_LAST_IMM] = OP(FT_CLS_SEND, IMMDT, REQ),
+	[RC | SEND_ONLY] = OP(FT_CLS_SEND, 0, REQ),
+	[RC | SEND_ONLY_IMM] = OP(FT_CLS_SEND, IMMDT, REQ),
+	[RC | WRITE_FIRST] = OP(FT_CLS_WRITE, RETH, REQ),
+	[RC | WRITE_MIDDLE] = OP(FT_CLS_WRITE, 0, REQ),
+	[RC | WRITE_LAST] = OP(FT_CLS_WRITE, 0, REQ),
+	[RC | WRITE_LAST_IMM] = OP(FT_CLS_WRITE, IMMDT, REQ),
+	[RC | WRITE_ONLY] = OP(FT_CLS_WRITE, RETH, REQ),
+	[RC | WRITE_ONLY_IMM] = OP(FT_CLS_WRITE, RETH + IMMDT, REQ),
+	[RC | READ_REQ] = OP(FT_CLS_READ_REQ, RETH, REQ),
+	[RC | READ_RESP_FIRST] = OP(FT_CLS_READ_RESP, AETH, RESP | FT_OP_AETH),
+	[RC | READ_RESP_MIDDLE] = OP(FT_CLS_READ_RESP, 0, RESP),
+	[RC | READ_RESP_LAST] = OP(FT_CLS_READ_RESP, AETH, RESP | FT_OP_AETH),
+	[RC | READ_RESP_ONLY] = OP(FT_CLS_READ_RESP, AETH, RESP | FT_OP_AETH),
+	[RC | ACK] = OP(FT_CLS_ACK, AETH, FT_OP_AETH | FT_OP_ACK | FT_OP_VALID),
+	[RC | ATOMIC_ACK] = OP(FT_CLS_ATOMIC, AETH + ATMACK, RESP | FT_OP_AETH),
+	[RC | CMP_SWAP] = OP(FT_CLS_ATOMIC, ATMETH, REQ),
+	[RC | FETCH_ADD] = OP(FT_CLS_ATOMIC, ATMETH, REQ),
+	[RC | SEND_LAST_INV] = OP(FT_CLS_SEND, IETH, REQ),
+	[RC | SEND_ONLY_INV] = OP(FT_CLS_SEND, IETH, REQ),
+	[RC | FLUSH] = OP(FT_CLS_OTHER, FETH + RETH, REQ),
+	[RC | ATOMIC_WRITE] = OP(FT_CLS_ATOMIC, RETH, REQ),
 	/* UC */
-	[UC | SEND_FIRST] = { FT_CLS_SEND, 0, REQ },
-	[UC | SEND_MIDDLE] = { FT_CLS_SEND, 0, REQ },
-	[UC | SEND_LAST] = { FT_CLS_SEND, 0, REQ },
-	[UC | SEND_LAST_IMM] = { FT_CLS_SEND, IMMDT, REQ },
-	[UC | SEND_ONLY] = { FT_CLS_SEND, 0, REQ },
-	[UC | SEND_ONLY_IMM] = { FT_CLS_SEND, IMMDT, REQ },
-	[UC | WRITE_FIRST] = { FT_CLS_WRITE, RETH, REQ },
-	[UC | WRITE_MIDDLE] = { FT_CLS_WRITE, 0, REQ },
-	[UC | WRITE_LAST] = { FT_CLS_WRITE, 0, REQ },
-	[UC | WRITE_LAST_IMM] = { FT_CLS_WRITE, IMMDT, REQ },
-	[UC | WRITE_ONLY] = { FT_CLS_WRITE, RETH, REQ },
-	[UC | WRITE_ONLY_IMM] = { FT_CLS_WRITE, RETH + IMMDT, REQ },
+	[UC | SEND_FIRST] = OP(FT_CLS_SEND, 0, REQ),
+	[UC | SEND_MIDDLE] = OP(FT_CLS_SEND, 0, REQ),
+	[UC | SEND_LAST] = OP(FT_CLS_SEND, 0, REQ),
+	[UC | SEND_LAST_IMM] = OP(FT_CLS_SEND, IMMDT, REQ),
+	[UC | SEND_ONLY] = OP(FT_CLS_SEND, 0, REQ),
+	[UC | SEND_ONLY_IMM] = OP(FT_CLS_SEND, IMMDT, REQ),
+	[UC | WRITE_FIRST] = OP(FT_CLS_WRITE, RETH, REQ),
+	[UC | WRITE_MIDDLE] = OP(FT_CLS_WRITE, 0, REQ),
+	[UC | WRITE_LAST] = OP(FT_CLS_WRITE, 0, REQ),
+	[UC | WRITE_LAST_IMM] = OP(FT_CLS_WRITE, IMMDT, REQ),
+	[UC | WRITE_ONLY] = OP(FT_CLS_WRITE, RETH, REQ),
+	[UC | WRITE_ONLY_IMM] = OP(FT_CLS_WRITE, RETH + IMMDT, REQ),
 	/* UD: every request carries a DETH */
-	[UD | SEND_ONLY] = { FT_CLS_SEND, DETH, REQ },
-	[UD | SEND_ONLY_IMM] = { FT_CLS_SEND, DETH + IMMDT, REQ },
+	[UD | SEND_ONLY] = OP(FT_CLS_SEND, DETH, REQ),
+	[UD | SEND_ONLY_IMM] = OP(FT_CLS_SEND, DETH + IMMDT, REQ),
 	/* XRC: requests carry an XRCETH, responses do not */
-	[XRC | SEND_FIRST] = { FT_CLS_SEND, XRCETH, REQ },
-	[XRC | SEND_MIDDLE] = { FT_CLS_SEND, XRCETH, REQ },
-	[XRC | SEND_LAST] = { FT_CLS_SEND, XRCETH, REQ },
-	[XRC | SEND_LAST_IMM] = { FT_CLS_SEND, IMMDT + XRCETH, REQ },
-	[XRC | SEND_ONLY] = { FT_CLS_SEND, XRCETH, REQ },
-	[XRC | SEND_ONLY_IMM] = { FT_CLS_SEND, IMMDT + XRCETH, REQ },
-	[XRC | WRITE_FIRST] = { FT_CLS_WRITE, RETH + XRCETH, REQ },
-	[XRC | WRITE_MIDDLE] = { FT_CLS_WRITE, XRCETH, REQ },
-	[XRC | WRITE_LAST] = { FT_CLS_WRITE, XRCETH, REQ },
-	[XRC | WRITE_LAST_IMM] = { FT_CLS_WRITE, IMMDT + XRCETH, REQ },
-	[XRC | WRITE_ONLY] = { FT_CLS_WRITE, RETH + XRCETH, REQ },
-	[XRC | WRITE_ONLY_IMM] = { FT_CLS_WRITE, RETH + IMMDT + XRCETH, REQ },
-	[XRC | READ_REQ] = { FT_CLS_READ_REQ, RETH + XRCETH, REQ },
-	[XRC | READ_RESP_FIRST] = { FT_CLS_READ_RESP, AETH, RESP | FT_OP_AETH },
-	[XRC | READ_RESP_MIDDLE] = { FT_CLS_READ_RESP, 0, RESP },
-	[XRC | READ_RESP_LAST] = { FT_CLS_READ_RESP, AETH, RESP | FT_OP_AETH },
-	[XRC | READ_RESP_ONLY] = { FT_CLS_READ_RESP, AETH, RESP | FT_OP_AETH },
-	[XRC | ACK] = { FT_CLS_ACK, AETH, FT_OP_AETH | FT_OP_VALID },
-	[XRC | ATOMIC_ACK] = { FT_CLS_ATOMIC, AETH + ATMACK, RESP | FT_OP_AETH },
-	[XRC | CMP_SWAP] = { FT_CLS_ATOMIC, ATMETH + XRCETH, REQ },
-	[XRC | FETCH_ADD] = { FT_CLS_ATOMIC, ATMETH + XRCETH, REQ },
-	[XRC | SEND_LAST_INV] = { FT_CLS_SEND, IETH + XRCETH, REQ },
-	[XRC | SEND_ONLY_INV] = { FT_CLS_SEND, IETH + XRCETH, REQ },
-	[XRC | FLUSH] = { FT_CLS_OTHER, FETH + RETH + XRCETH, REQ },
-	[XRC | ATOMIC_WRITE] = { FT_CLS_ATOMIC, RETH + XRCETH, REQ },
+	[XRC | SEND_FIRST] = OP(FT_CLS_SEND, XRCETH, REQ),
+	[XRC | SEND_MIDDLE] = OP(FT_CLS_SEND, XRCETH, REQ),
+	[XRC | SEND_LAST] = OP(FT_CLS_SEND, XRCETH, REQ),
+	[XRC | SEND_LAST_IMM] = OP(FT_CLS_SEND, IMMDT + XRCETH, REQ),
+	[XRC | SEND_ONLY] = OP(FT_CLS_SEND, XRCETH, REQ),
+	[XRC | SEND_ONLY_IMM] = OP(FT_CLS_SEND, IMMDT + XRCETH, REQ),
+	[XRC | WRITE_FIRST] = OP(FT_CLS_WRITE, RETH + XRCETH, REQ),
+	[XRC | WRITE_MIDDLE] = OP(FT_CLS_WRITE, XRCETH, REQ),
+	[XRC | WRITE_LAST] = OP(FT_CLS_WRITE, XRCETH, REQ),
+	[XRC | WRITE_LAST_IMM] = OP(FT_CLS_WRITE, IMMDT + XRCETH, REQ),
+	[XRC | WRITE_ONLY] = OP(FT_CLS_WRITE, RETH + XRCETH, REQ),
+	[XRC | WRITE_ONLY_IMM] = OP(FT_CLS_WRITE, RETH + IMMDT + XRCETH, REQ),
+	[XRC | READ_REQ] = OP(FT_CLS_READ_REQ, RETH + XRCETH, REQ),
+	[XRC | READ_RESP_FIRST] = OP(FT_CLS_READ_RESP, AETH, RESP | FT_OP_AETH),
+	[XRC | READ_RESP_MIDDLE] = OP(FT_CLS_READ_RESP, 0, RESP),
+	[XRC | READ_RESP_LAST] = OP(FT_CLS_READ_RESP, AETH, RESP | FT_OP_AETH),
+	[XRC | READ_RESP_ONLY] = OP(FT_CLS_READ_RESP, AETH, RESP | FT_OP_AETH),
+	[XRC | ACK] = OP(FT_CLS_ACK, AETH, FT_OP_AETH | FT_OP_ACK | FT_OP_VALID),
+	[XRC | ATOMIC_ACK] = OP(FT_CLS_ATOMIC, AETH + ATMACK, RESP | FT_OP_AETH),
+	[XRC | CMP_SWAP] = OP(FT_CLS_ATOMIC, ATMETH + XRCETH, REQ),
+	[XRC | FETCH_ADD] = OP(FT_CLS_ATOMIC, ATMETH + XRCETH, REQ),
+	[XRC | SEND_LAST_INV] = OP(FT_CLS_SEND, IETH + XRCETH, REQ),
+	[XRC | SEND_ONLY_INV] = OP(FT_CLS_SEND, IETH + XRCETH, REQ),
+	[XRC | FLUSH] = OP(FT_CLS_OTHER, FETH + RETH + XRCETH, REQ),
+	[XRC | ATOMIC_WRITE] = OP(FT_CLS_ATOMIC, RETH + XRCETH, REQ),
 	/* a CNP carries 16 reserved bytes and no payload */
-	[FT_OPCODE_CNP] = { FT_CLS_CNP, 16, FT_OP_VALID },
+	[FT_OPCODE_CNP] = OP(FT_CLS_CNP, 16, FT_OP_VALID),
 };
 
-/**
- * ft_parse_ip() - the IP header, the slow path: IPv6, or IPv4 with options
- * @ip: the header
- * @avail: bytes readable at @ip
- *
- * rxe sends IPv4 without options, which ft_parse() handles inline.  This
- * returns a value rather than filling the caller's packet, so that the
- * inlined fast path keeps the packet in registers.
- *
- * Return: FT_IP_*() packed header length, traffic class and flags, or an
- * enum ft_parse_err (below 256).
- */
-u32 ft_parse_ip(const u8 *ip, u32 avail)
-{
-	u32 iphl;
-
-	switch (ip[0] >> 4) {
-	case 4:
-		iphl = (ip[0] & 0xf) * 4;
-		if (unlikely(iphl < 20 || avail < iphl + 8 + FT_BTH_LEN))
-			return FT_PARSE_SHORT;
-		if (unlikely(ip[9] != 17))
-			return FT_PARSE_NOT_IP;
-		return FT_IP_PACK(iphl, ip[1], 0);
-	case 6:
-		iphl = 40;
-		if (unlikely(avail < iphl + 8 + FT_BTH_LEN))
-			return FT_PARSE_SHORT;
-		if (unlikely(ip[6] != 17))
-			return FT_PARSE_NOT_IP;
-		return FT_IP_PACK(iphl, (ip[0] & 0xf) << 4 | ip[1] >> 4,
-				  FT_PKT_IPV6);
-	default:
-		return FT_PARSE_NOT_IP;
-	}
-}
-
 /*
- * What an ACK's AETH syndrome says: FT_AETH_ACK, or the enum ft_nak of the
- * NAK.  Bits 7-5: 000 ACK, 001 RNR NAK, 011 NAK with a code in bits 4-0,
- * others reserved (counted as "other" NAKs).
+ * What an ACK's AETH syndrome says: 0 for an ACK, FT_AETH_NAK | enum ft_nak
+ * for a NAK.  Bits 7-5: 000 ACK, 001 RNR NAK, 011 NAK with a code in bits
+ * 4-0, others reserved (counted as "other" NAKs).
  */
-const u8 ft_aeth_nak[256] = {
-	[0x00 ... 0x1f] = FT_AETH_ACK,
-	[0x20 ... 0x3f] = FT_NAK_RNR,
-	[0x40 ... 0x5f] = FT_NAK_OTHER,
-	[0x60] = FT_NAK_PSN_SEQ,
-	[0x61] = FT_NAK_INV_REQ,
-	[0x62] = FT_NAK_REM_ACCESS,
-	[0x63] = FT_NAK_REM_OP,
-	[0x64 ... 0x7f] = FT_NAK_OTHER,
-	[0x80 ... 0xff] = FT_NAK_OTHER,
+#define NAK(n)	(FT_AETH_NAK | (n))
+
+const u8 ft_aeth[256] = {
+	[0x00 ... 0x1f] = 0,
+	[0x20 ... 0x3f] = NAK(FT_NAK_RNR),
+	[0x40 ... 0x5f] = NAK(FT_NAK_OTHER),
+	[0x60] = NAK(FT_NAK_PSN_SEQ),
+	[0x61] = NAK(FT_NAK_INV_REQ),
+	[0x62] = NAK(FT_NAK_REM_ACCESS),
+	[0x63] = NAK(FT_NAK_REM_OP),
+	[0x64 ... 0x7f] = NAK(FT_NAK_OTHER),
+	[0x80 ... 0xff] = NAK(FT_NAK_OTHER),
 };
 
 const char *ft_cls_name(unsigned int cls)

@@ -75,7 +75,9 @@ enum ft_parse_err {
  * One entry per BTH opcode: class, extended transport header bytes after
  * the BTH, flags (FT_PKT_REQ or FT_PKT_RESP: the PSN space of the opcode).
  * Reserved or vendor opcodes are not FT_OP_VALID: "other", no payload.
+ * Four bytes an entry: one scaled index reaches every field.
  */
+#define FT_OP_ACK	0x20	/* an ACK or NAK: the AETH syndrome decides */
 #define FT_OP_AETH	0x80
 #define FT_OP_VALID	0x40
 
@@ -83,16 +85,101 @@ struct ft_op {
 	u8 cls;
 	u8 ext;
 	u8 flags;
+	u8 unused;
 };
 
 extern const struct ft_op ft_ops[256];
 
-#define FT_IP_PACK(iphl, tclass, flags) \
-	((u32)(iphl) << 8 | (u32)(tclass) << 16 | (u32)(flags) << 24)
-#define FT_AETH_ACK	0xff
+/*
+ * What an ACK's AETH syndrome says: 0 for an ACK, FT_AETH_NAK | enum ft_nak
+ * for a NAK.
+ */
+#define FT_AETH_NAK	0x80
+extern const u8 ft_aeth[256];
 
-u32 ft_parse_ip(const u8 *ip, u32 avail);
-extern const u8 ft_aeth_nak[256];
+/* The rest of the packet once the IP header, @iphl bytes, is known. */
+static __always_inline enum ft_parse_err ft_parse_udp(const u8 *ip, u32 iphl,
+						      u32 avail, u32 len,
+						      struct ft_pkt *pkt)
+{
+	const struct ft_op *op;
+	const u8 *udp = ip + iphl, *bth = udp + 8;
+	u32 udplen, hdrs, w;
+	u8 flags, a;
+
+	if (unlikely(ft_get_be16(udp + 2) != FT_ROCE_UDP_PORT))
+		return FT_PARSE_NOT_ROCE;
+	udplen = ft_get_be16(udp + 4);
+	if (unlikely(udplen > len - iphl))
+		return FT_PARSE_SHORT;
+
+	w = ft_get_be32(bth);			/* opcode, flags, pad, P_Key */
+	pkt->opcode = w >> 24;
+	pkt->qpn = ft_get_be32(bth + 4) & 0xffffff;
+	pkt->psn = ft_get_be32(bth + 8) & 0xffffff;
+	op = &ft_ops[w >> 24];
+	flags = op->flags;
+	pkt->flags |= flags & (FT_PKT_REQ | FT_PKT_RESP);
+	pkt->cls = op->cls;
+	pkt->nak = 0;
+
+	hdrs = 8 + FT_BTH_LEN + op->ext + FT_ICRC_LEN + ((w >> 20) & 3);
+	if (unlikely(udplen < hdrs))
+		return FT_PARSE_BAD_LEN;
+	pkt->payload = udplen - hdrs;
+	if (unlikely(!(flags & FT_OP_VALID))) {
+		/* reserved or vendor opcodes: no payload is claimed for them */
+		pkt->cls = FT_CLS_OTHER;
+		pkt->payload = 0;
+	}
+
+	if (flags & FT_OP_AETH) {
+		if (unlikely(avail < iphl + 8 + FT_BTH_LEN + 1))
+			return FT_PARSE_SHORT;
+		if (flags & FT_OP_ACK) {
+			/* FT_CLS_NAK follows FT_CLS_ACK */
+			a = ft_aeth[bth[FT_BTH_LEN]];
+			pkt->cls = FT_CLS_ACK + (a >> 7);
+			pkt->nak = a & ~FT_AETH_NAK;
+		}
+	}
+	return FT_PARSE_OK;
+}
+
+/*
+ * The IP header, the slow path: IPv6, or IPv4 with options.  rxe sends
+ * IPv4 without options, which ft_parse() handles first.
+ */
+static __always_inline enum ft_parse_err ft_parse_ip(const u8 *ip, u32 avail,
+						     u32 len,
+						     struct ft_pkt *pkt)
+{
+	u32 iphl;
+
+	if (unlikely(!avail))
+		return FT_PARSE_SHORT;
+	switch (ip[0] >> 4) {
+	case 4:
+		iphl = (ip[0] & 0xf) * 4;
+		if (unlikely(iphl < 20 || avail < iphl + 8 + FT_BTH_LEN))
+			return FT_PARSE_SHORT;
+		if (unlikely(ip[9] != 17))
+			return FT_PARSE_NOT_IP;
+		pkt->tclass = ip[1];
+		pkt->flags = 0;
+		return ft_parse_udp(ip, iphl, avail, len, pkt);
+	case 6:
+		if (unlikely(avail < 40 + 8 + FT_BTH_LEN))
+			return FT_PARSE_SHORT;
+		if (unlikely(ip[6] != 17))
+			return FT_PARSE_NOT_IP;
+		pkt->tclass = (ip[0] & 0xf) << 4 | ip[1] >> 4;
+		pkt->flags = FT_PKT_IPV6;
+		return ft_parse_udp(ip, 40, avail, len, pkt);
+	default:
+		return FT_PARSE_NOT_IP;
+	}
+}
 
 /**
  * ft_parse() - parse a RoCEv2 packet from its IP header on
@@ -107,68 +194,15 @@ extern const u8 ft_aeth_nak[256];
 static __always_inline enum ft_parse_err ft_parse(const u8 *ip, u32 avail,
 						  u32 len, struct ft_pkt *pkt)
 {
-	const struct ft_op *op;
-	const u8 *udp, *bth;
-	u32 iphl, udplen, hdrs, pad, w;
-	u8 nak;
-
 	if (unlikely(avail > len))
 		return FT_PARSE_SHORT;
+	/* the common case first, with a constant header length */
 	if (likely(avail >= 20 + 8 + FT_BTH_LEN && ip[0] == 0x45 && ip[9] == 17)) {
-		iphl = 20;
 		pkt->tclass = ip[1];
 		pkt->flags = 0;
-	} else {
-		if (unlikely(!avail))
-			return FT_PARSE_SHORT;
-		w = ft_parse_ip(ip, avail);
-		if (unlikely(w < 256))	/* an error, never FT_PARSE_OK */
-			return w ? (enum ft_parse_err)w : FT_PARSE_NOT_IP;
-		iphl = (w >> 8) & 0xff;
-		pkt->tclass = (w >> 16) & 0xff;
-		pkt->flags = w >> 24;
+		return ft_parse_udp(ip, 20, avail, len, pkt);
 	}
-
-	udp = ip + iphl;
-	if (unlikely(ft_get_be16(udp + 2) != FT_ROCE_UDP_PORT))
-		return FT_PARSE_NOT_ROCE;
-	udplen = ft_get_be16(udp + 4);
-	if (unlikely(udplen > len - iphl))
-		return FT_PARSE_SHORT;
-
-	bth = udp + 8;
-	w = ft_get_be32(bth);			/* opcode, flags, pad, P_Key */
-	pkt->opcode = w >> 24;
-	pad = (w >> 20) & 3;
-	pkt->qpn = ft_get_be32(bth + 4) & 0xffffff;
-	pkt->psn = ft_get_be32(bth + 8) & 0xffffff;
-	op = &ft_ops[pkt->opcode];
-	pkt->flags |= op->flags & (FT_PKT_REQ | FT_PKT_RESP);
-	pkt->cls = op->cls;
-	pkt->nak = 0;
-
-	hdrs = 8 + FT_BTH_LEN + op->ext + FT_ICRC_LEN;
-	if (unlikely(udplen < hdrs + pad))
-		return FT_PARSE_BAD_LEN;
-	pkt->payload = udplen - hdrs - pad;
-	if (unlikely(!(op->flags & FT_OP_VALID))) {
-		/* reserved or vendor opcodes: no payload is claimed for them */
-		pkt->cls = FT_CLS_OTHER;
-		pkt->payload = 0;
-	}
-
-	if (op->flags & FT_OP_AETH) {
-		if (unlikely(avail < iphl + 8 + FT_BTH_LEN + 1))
-			return FT_PARSE_SHORT;
-		if (pkt->cls == FT_CLS_ACK) {
-			nak = ft_aeth_nak[bth[FT_BTH_LEN]];
-			if (nak != FT_AETH_ACK) {
-				pkt->cls = FT_CLS_NAK;
-				pkt->nak = nak;
-			}
-		}
-	}
-	return FT_PARSE_OK;
+	return ft_parse_ip(ip, avail, len, pkt);
 }
 
 /* 24-bit PSN arithmetic: signed distance from b to a, in [-2^23, 2^23). */
