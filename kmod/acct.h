@@ -136,6 +136,34 @@ static inline bool ft_tx_retrans(u32 *track, u32 psn)
 	return false;
 }
 
+/* A request or response sent: a retransmission, if its PSN is tracked. */
+static __always_inline unsigned int ft_tx_psn(struct ft_qp *qp, u32 *track,
+					      u32 psn)
+{
+	if (ft_psn_tracked(qp) && ft_tx_retrans(track, psn)) {
+		atomic64_inc(&qp->cong.retrans);
+		return FT_EV_RETRANS;
+	}
+	return 0;
+}
+
+/* A NAK or a CNP sent: rare, out of the straight line. */
+static inline unsigned int ft_acct_tx_rare(struct ft_qp *qp,
+					   const struct ft_pkt *pkt)
+{
+	if (!(pkt->flags & FT_PKT_NAK))
+		return FT_EV_CNP;
+	atomic64_inc(&qp->cong.nak[FT_TX][pkt->nak]);
+	/*
+	 * A sequence NAK names the PSN the responder expects; an RNR NAK
+	 * names the request it could not take, which will come again.
+	 * Either way that is the next in-order PSN.
+	 */
+	if (pkt->nak == FT_NAK_PSN_SEQ || pkt->nak == FT_NAK_RNR)
+		WRITE_ONCE(qp->rx_req_psn, pkt->psn | FT_PSN_VALID);
+	return FT_EV_NAK;
+}
+
 /**
  * ft_acct_tx() - account one transmitted packet of @qp
  * @qp: the sending QP
@@ -147,34 +175,17 @@ static __always_inline unsigned int ft_acct_tx(struct ft_qp *qp,
 					       const struct ft_pkt *pkt)
 {
 	struct ft_dir *d = &qp->dir_tx;
-	unsigned int ev = 0;
 
 	atomic64_add(pkt->payload, &d->bytes);
 	atomic64_inc(&d->cls[pkt->cls]);
 
-	if (pkt->flags & FT_PKT_REQ) {
-		if (ft_psn_tracked(qp) && ft_tx_retrans(&qp->tx_req_psn, pkt->psn))
-			ev = FT_EV_RETRANS;
-	} else if (pkt->flags & FT_PKT_RESP) {
-		if (ft_psn_tracked(qp) && ft_tx_retrans(&qp->tx_resp_psn, pkt->psn))
-			ev = FT_EV_RETRANS;
-	} else if (pkt->cls == FT_CLS_NAK) {
-		atomic64_inc(&qp->cong.nak[FT_TX][pkt->nak]);
-		/*
-		 * A sequence NAK names the PSN the responder expects; an RNR
-		 * NAK names the request it could not take, which will come
-		 * again.  Either way that is the next in-order PSN.
-		 */
-		if (pkt->nak == FT_NAK_PSN_SEQ || pkt->nak == FT_NAK_RNR)
-			WRITE_ONCE(qp->rx_req_psn, pkt->psn | FT_PSN_VALID);
-		ev = FT_EV_NAK;
-	} else if (pkt->cls == FT_CLS_CNP) {
-		ev = FT_EV_CNP;
-	}
-
-	if (ev & FT_EV_RETRANS)
-		atomic64_inc(&qp->cong.retrans);
-	return ev;
+	if (likely(pkt->flags & FT_PKT_REQ))
+		return ft_tx_psn(qp, &qp->tx_req_psn, pkt->psn);
+	if (pkt->flags & FT_PKT_RESP)
+		return ft_tx_psn(qp, &qp->tx_resp_psn, pkt->psn);
+	if (unlikely(pkt->flags & (FT_PKT_NAK | FT_PKT_CNP)))
+		return ft_acct_tx_rare(qp, pkt);
+	return 0;
 }
 
 /* Classify a received request against the PSN the responder expects. */
@@ -183,23 +194,21 @@ static inline void ft_rx_request(struct ft_qp *qp, const struct ft_pkt *pkt)
 	u32 cur = READ_ONCE(qp->rx_req_psn);
 	s32 diff;
 
-	if (!(cur & FT_PSN_VALID)) {
-		diff = 0;
-	} else {
-		diff = ft_psn_diff(pkt->psn, cur & FT_PSN_MASK);
-		if (diff < 0) {
+	if (cur & FT_PSN_VALID) {
+		diff = ft_psn_diff(pkt->psn, cur);
+		if (unlikely(diff < 0)) {
 			atomic64_inc(&qp->cong.rx_dup);
 			return;
 		}
-		if (diff > 0 && !(cur & FT_PSN_LOOSE)) {
+		if (unlikely(diff > 0 && !(cur & FT_PSN_LOOSE))) {
 			atomic64_inc(&qp->cong.rx_oos);
 			return;
 		}
 	}
-	cur = ft_psn_add(pkt->psn, 1) | FT_PSN_VALID;
-	if (pkt->cls == FT_CLS_READ_REQ)
-		cur |= FT_PSN_LOOSE;
-	WRITE_ONCE(qp->rx_req_psn, cur);
+	/* after a READ request, FT_PSN_LOOSE */
+	BUILD_BUG_ON(FT_PKT_READ << 25 != FT_PSN_LOOSE);
+	WRITE_ONCE(qp->rx_req_psn, ft_psn_add(pkt->psn, 1) | FT_PSN_VALID |
+		   (u32)(pkt->flags & FT_PKT_READ) << 25);
 }
 
 /* Remember the highest request PSN the peer has acknowledged. */
@@ -207,8 +216,20 @@ static inline void ft_rx_acked(struct ft_qp *qp, u32 psn)
 {
 	u32 cur = READ_ONCE(qp->rx_ack_psn);
 
-	if (!(cur & FT_PSN_VALID) || ft_psn_diff(psn, cur & FT_PSN_MASK) > 0)
+	if (!(cur & FT_PSN_VALID) || ft_psn_diff(psn, cur) > 0)
 		WRITE_ONCE(qp->rx_ack_psn, psn | FT_PSN_VALID);
+}
+
+/* A NAK or a CNP received: rare, out of the straight line. */
+static inline unsigned int ft_acct_rx_rare(struct ft_qp *qp,
+					   const struct ft_pkt *pkt)
+{
+	if (!(pkt->flags & FT_PKT_NAK))
+		return FT_EV_CNP;
+	atomic64_inc(&qp->cong.nak[FT_RX][pkt->nak]);
+	/* a NAK acknowledges everything before the PSN it names */
+	ft_rx_acked(qp, ft_psn_add(pkt->psn, FT_PSN_MASK));
+	return FT_EV_NAK;
 }
 
 /**
@@ -227,27 +248,20 @@ static __always_inline unsigned int ft_acct_rx(struct ft_qp *qp,
 	atomic64_add(pkt->payload, &d->bytes);
 	atomic64_inc(&d->cls[pkt->cls]);
 
-	if (unlikely(pkt->tclass & 3)) {
+	if (pkt->tclass & 3) {
 		atomic64_inc(&qp->cong.rx_ect);
-		if ((pkt->tclass & 3) == FT_ECN_CE) {
+		if (unlikely((pkt->tclass & 3) == FT_ECN_CE)) {
 			atomic64_inc(&qp->cong.rx_ce);
 			ev = FT_EV_CE;
 		}
 	}
 
-	if (pkt->flags & FT_PKT_REQ) {
+	if (likely(pkt->flags & FT_PKT_REQ)) {
 		if (ft_psn_tracked(qp))
 			ft_rx_request(qp, pkt);
-		return ev;
-	}
-	if (pkt->cls == FT_CLS_CNP)
-		return ev | FT_EV_CNP;
-	if (pkt->cls == FT_CLS_NAK) {
-		atomic64_inc(&qp->cong.nak[FT_RX][pkt->nak]);
-		ev |= FT_EV_NAK;
-		/* a NAK acknowledges everything before the PSN it names */
-		ft_rx_acked(qp, ft_psn_add(pkt->psn, FT_PSN_MASK));
-	} else if (pkt->cls == FT_CLS_ACK || (pkt->flags & FT_PKT_RESP)) {
+	} else if (unlikely(pkt->flags & (FT_PKT_NAK | FT_PKT_CNP))) {
+		ev |= ft_acct_rx_rare(qp, pkt);
+	} else if (pkt->flags & (FT_PKT_ACK | FT_PKT_RESP)) {
 		ft_rx_acked(qp, pkt->psn);
 	}
 	return ev;

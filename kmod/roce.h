@@ -42,10 +42,14 @@ enum ft_nak {
 	FT_NAK_MAX
 };
 
-/* ft_pkt.flags */
+/* ft_pkt.flags: what the accounting branches on, found once by the parse */
 #define FT_PKT_REQ	0x01	/* a request: its PSN is the requester's */
 #define FT_PKT_RESP	0x02	/* a read response: responder's PSN space */
+#define FT_PKT_ACK	0x04	/* an ACK opcode: an ACK or a NAK */
+#define FT_PKT_CNP	0x08
 #define FT_PKT_IPV6	0x10
+#define FT_PKT_READ	0x20	/* a READ request */
+#define FT_PKT_NAK	0x40	/* an ACK opcode whose syndrome is a NAK */
 
 /* The ECN field of the IP header: 0 not ECT, 1 ECT(1), 2 ECT(0), 3 CE. */
 #define FT_ECN_CE	3
@@ -77,9 +81,11 @@ enum ft_parse_err {
  * Reserved or vendor opcodes are not FT_OP_VALID: "other", no payload.
  * Four bytes an entry: one scaled index reaches every field.
  */
-#define FT_OP_ACK	0x20	/* an ACK or NAK: the AETH syndrome decides */
 #define FT_OP_AETH	0x80
 #define FT_OP_VALID	0x40
+/* the flags of an entry that are the packet's */
+#define FT_OP_PKT	(FT_PKT_REQ | FT_PKT_RESP | FT_PKT_ACK | FT_PKT_CNP | \
+			 FT_PKT_READ)
 
 struct ft_op {
 	u8 cls;
@@ -94,7 +100,7 @@ extern const struct ft_op ft_ops[256];
  * What an ACK's AETH syndrome says: 0 for an ACK, FT_AETH_NAK | enum ft_nak
  * for a NAK.
  */
-#define FT_AETH_NAK	0x80
+#define FT_AETH_NAK	FT_PKT_NAK
 extern const u8 ft_aeth[256];
 
 /* The rest of the packet once the IP header, @iphl bytes, is known. */
@@ -119,7 +125,7 @@ static __always_inline enum ft_parse_err ft_parse_udp(const u8 *ip, u32 iphl,
 	pkt->psn = ft_get_be32(bth + 8) & 0xffffff;
 	op = &ft_ops[w >> 24];
 	flags = op->flags;
-	pkt->flags |= flags & (FT_PKT_REQ | FT_PKT_RESP);
+	pkt->flags |= flags & FT_OP_PKT;
 	pkt->cls = op->cls;
 	pkt->nak = 0;
 
@@ -136,11 +142,12 @@ static __always_inline enum ft_parse_err ft_parse_udp(const u8 *ip, u32 iphl,
 	if (flags & FT_OP_AETH) {
 		if (unlikely(avail < iphl + 8 + FT_BTH_LEN + 1))
 			return FT_PARSE_SHORT;
-		if (flags & FT_OP_ACK) {
+		if (flags & FT_PKT_ACK) {
 			/* FT_CLS_NAK follows FT_CLS_ACK */
 			a = ft_aeth[bth[FT_BTH_LEN]];
-			pkt->cls = FT_CLS_ACK + (a >> 7);
-			pkt->nak = a & ~FT_AETH_NAK;
+			pkt->cls = FT_CLS_ACK + (a >> 6);
+			pkt->nak = a & (FT_AETH_NAK - 1);
+			pkt->flags |= a & FT_AETH_NAK;
 		}
 	}
 	return FT_PARSE_OK;
