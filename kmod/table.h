@@ -64,17 +64,21 @@ static inline unsigned int ft_devmap_hash(const void *key)
 static inline struct ft_dev *ft_devmap_find(const struct ft_devmap *map,
 					    const void *key)
 {
-	const struct ft_devmap_slot *slots = rcu_dereference(map->slots);
+	const struct ft_devmap_slot *slots = rcu_dereference(map->slots), *s;
 	unsigned int i, h;
 
 	if (unlikely(!slots))
 		return NULL;
+	/* &slots[ft_devmap_hash(key)], the hash scaled in one step */
+	BUILD_BUG_ON(sizeof(*slots) != 16);
+	s = (const void *)((const char *)slots +
+			   (((uintptr_t)key >> (12 - 4)) &
+			    ((FT_DEVMAP_SIZE - 1) << 4)));
+	if (likely(s->key == key))
+		return s->dev;
 	h = ft_devmap_hash(key);
-	if (likely(slots[h].key == key))
-		return slots[h].dev;
 	for (i = 1; i < FT_DEVMAP_SIZE; i++) {
-		const struct ft_devmap_slot *s = &slots[(h + i) & (FT_DEVMAP_SIZE - 1)];
-
+		s = &slots[(h + i) & (FT_DEVMAP_SIZE - 1)];
 		if (likely(s->key == key))
 			return s->dev;
 		if (!s->key)
