@@ -177,7 +177,8 @@ static __always_inline unsigned int ft_acct_tx(struct ft_qp *qp,
 	struct ft_dir *d = &qp->dir_tx;
 
 	atomic64_add(pkt->payload, &d->bytes);
-	atomic64_inc(&d->cls[pkt->cls]);
+	/* an unsigned long index: no sign extension of the class */
+	atomic64_inc(&d->cls[(unsigned long)pkt->cls]);
 
 	if (likely(pkt->flags & FT_PKT_REQ))
 		return ft_tx_psn(qp, &qp->tx_req_psn, pkt->psn);
@@ -246,7 +247,8 @@ static __always_inline unsigned int ft_acct_rx(struct ft_qp *qp,
 	unsigned int ev = 0;
 
 	atomic64_add(pkt->payload, &d->bytes);
-	atomic64_inc(&d->cls[pkt->cls]);
+	/* an unsigned long index: no sign extension of the class */
+	atomic64_inc(&d->cls[(unsigned long)pkt->cls]);
 
 	if (pkt->tclass & 3) {
 		atomic64_inc(&qp->cong.rx_ect);
