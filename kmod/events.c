@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* QP lifecycle and congestion events: rate limiting and queueing. */
 
-#include <linux/debugfs.h>
 #include <linux/jiffies.h>
 #include <linux/pid.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -254,15 +252,11 @@ static void ev_work_fn(struct work_struct *work)
 }
 
 /*
- * Test-only (debugfs is not ABI): what an event costs when rate limiting
- * withholds it, and when it is queued and sent.  Writing N to
- * fabtrace/bench_events runs N of each on a dummy QP; reading gives the
- * nanoseconds per event.  The dummy's events count in the statistics.
+ * For make bench: what an event costs when rate limiting withholds it, and
+ * when it is queued and sent, on a dummy QP.  Its events count in the
+ * statistics.
  */
-static struct dentry *ft_debugfs;
-static u64 bench_suppressed_ns, bench_delivered_ns;
-
-static void bench_events(unsigned int n)
+void ft_events_bench(unsigned int n, u64 *withheld_ns, u64 *sent_ns)
 {
 	static struct ft_dev bench_dev = { .name = "bench" };
 	unsigned int i, batch;
@@ -280,7 +274,7 @@ static void bench_events(unsigned int n)
 	t0 = ktime_get_ns();
 	for (i = 0; i < n; i++)
 		ev_queue(qp, FABTRACE_EVENT_KIND_TIMEOUT, i);
-	bench_suppressed_ns = div_u64(ktime_get_ns() - t0, n);
+	*withheld_ns = div_u64(ktime_get_ns() - t0, n);
 
 	/*
 	 * Lifecycle events are not limited per QP; queue them in batches that
@@ -298,50 +292,9 @@ static void bench_events(unsigned int n)
 			ev_queue(qp, FABTRACE_EVENT_KIND_QP_CREATE, i);
 		flush_delayed_work(&ev_work);
 	}
-	bench_delivered_ns = div_u64(ktime_get_ns() - t0, n);
+	*sent_ns = div_u64(ktime_get_ns() - t0, n);
 	kfree(qp);
 }
-
-static int bench_set(void *data, u64 val)
-{
-	if (!val || val > 1000000)
-		return -EINVAL;
-	bench_events(val);
-	return 0;
-}
-
-static int bench_show(struct seq_file *m, void *v)
-{
-	seq_printf(m, "suppressed_ns %llu\ndelivered_ns %llu\n",
-		   bench_suppressed_ns, bench_delivered_ns);
-	return 0;
-}
-
-static int bench_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, bench_show, NULL);
-}
-
-static ssize_t bench_write(struct file *file, const char __user *buf,
-			   size_t len, loff_t *ppos)
-{
-	u64 n;
-	int err;
-
-	err = kstrtoull_from_user(buf, len, 0, &n);
-	if (!err)
-		err = bench_set(NULL, n);
-	return err ? err : len;
-}
-
-static const struct file_operations bench_fops = {
-	.owner = THIS_MODULE,
-	.open = bench_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-	.write = bench_write,
-};
 
 int ft_events_init(void)
 {
@@ -349,14 +302,11 @@ int ft_events_init(void)
 	if (!ring)
 		return -ENOMEM;
 	win_start = jiffies;
-	ft_debugfs = debugfs_create_dir("fabtrace", NULL);
-	debugfs_create_file("bench_events", 0600, ft_debugfs, NULL, &bench_fops);
 	return 0;
 }
 
 void ft_events_exit(void)
 {
-	debugfs_remove_recursive(ft_debugfs);
 	cancel_delayed_work_sync(&ev_work);
 	kvfree(ring);
 	ring = NULL;

@@ -44,5 +44,6 @@ void ft_events_exit(void);
 
 void ft_event_qp(struct ft_qp *qp, unsigned int kind);
 void ft_event_note(struct ft_qp *qp, unsigned int ev);
+void ft_events_bench(unsigned int n, u64 *withheld_ns, u64 *sent_ns);
 
 #endif /* _FABTRACE_EVENTS_H */

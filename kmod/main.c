@@ -3,6 +3,7 @@
 
 #include <linux/module.h>
 
+#include "bench.h"
 #include "dev.h"
 #include "events.h"
 #include "hook.h"
@@ -58,6 +59,7 @@ static int __init ft_init(void)
 	err = ft_dev_init();
 	if (err)
 		goto err_hook_exit;
+	ft_bench_init();
 	return 0;
 
 err_hook_exit:
@@ -77,6 +79,7 @@ err_qp_exit:
  */
 static void __exit ft_exit(void)
 {
+	ft_bench_exit();
 	ft_dev_exit();
 	ft_hook_exit();
 	ft_events_exit();

@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Test-only debugfs files that time the module's own paths. */
+#ifndef _FABTRACE_BENCH_H
+#define _FABTRACE_BENCH_H
+
+void ft_bench_init(void);
+void ft_bench_exit(void);
+
+#endif /* _FABTRACE_BENCH_H */
