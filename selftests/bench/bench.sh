@@ -35,7 +35,8 @@ say() { printf '%s\n' "$*"; }
 
 # --- 1. hot path ------------------------------------------------------------
 hotpath() {
-	local bin=$out/hotpath qps pkts n impl ir empty f nv
+	local bin=$out/hotpath qps pkts n impl f nv k
+	local -A ir
 
 	gcc -O2 -g -Wall -Wextra -Werror -o "$bin" "$here/hotpath.c" \
 		"$TOP/kmod/roce.c" "$TOP/kmod/acct.c" -lpthread
@@ -50,12 +51,11 @@ hotpath() {
 			valgrind --tool=callgrind --toggle-collect='run_*' \
 				--callgrind-out-file="$out/cg.$impl.$n" "$bin" "$n" "$pkts" "$impl" \
 				>/dev/null 2>"$out/cg.$impl.$n.log"
-			ir=$(sed -n 's/.*Collected : //p' "$out/cg.$impl.$n.log")
-			eval "ir_$impl=$ir"
+			ir[$impl]=$(sed -n 's/.*Collected : //p' "$out/cg.$impl.$n.log")
 		done
 		# the driver loop alone (run_empty) is subtracted from both
-		f=$(( (ir_f - ir_e) / pkts ))
-		nv=$(( (ir_n - ir_e) / pkts ))
+		f=$(( (ir[f] - ir[e]) / pkts ))
+		nv=$(( (ir[n] - ir[e]) / pkts ))
 		read -r _ _ _ _ _ _ fns _ nns _ < <("$bin" "$n" $((pkts * 5)))
 		printf '   %-9s %14s %14s %8sx %14s %14s\n' "$n" "$f" "$nv" \
 			"$(awk -v a="$nv" -v b="$f" 'BEGIN { printf "%.1f", a / b }')" "$fns" "$nns"
@@ -64,12 +64,11 @@ hotpath() {
 	say "   by kind of packet (fabtrace, 100k QPs):"
 	for k in tx-write rx-write rx-write-ect tx-ack rx-ack rx-read-resp; do
 		for impl in e f; do
-			ir=$(valgrind --tool=callgrind --toggle-collect='run_*' \
+			ir[$impl]=$(valgrind --tool=callgrind --toggle-collect='run_*' \
 				--callgrind-out-file=/dev/null "$bin" 100000 $((pkts / 4)) "$impl" "$k" 2>&1 |
 				sed -n 's/.*Collected : //p')
-			eval "ir_$impl=$ir"
 		done
-		printf '     %-14s %5s instructions\n' "$k" $(( (ir_f - ir_e) / (pkts / 4) ))
+		printf '     %-14s %5s instructions\n' "$k" $(( (ir[f] - ir[e]) / (pkts / 4) ))
 	done
 }
 

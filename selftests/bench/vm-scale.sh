@@ -7,7 +7,9 @@
 # Memory: the ft_qp slab cache (pages, as /proc/slabinfo counts them) plus
 # the QP number index (fabtrace stats index-bytes), before and after, over
 # N.  Dump: `fabtrace -j qp show` against `rdma -j resource show qp` for
-# the same QPs, each the median of three runs.
+# the same QPs, each the median of three runs.  Lookup: the module's own
+# device map + QP index + entry load, timed in the kernel (debugfs
+# fabtrace/bench_lookup) over random QP numbers among the N.
 set -euo pipefail
 . "$(dirname "$(readlink -f "$0")")/../lib.sh"
 
@@ -15,7 +17,8 @@ require_module fabtrace
 require_cmd rdma python3
 
 mode=$(cat "$FT_BUILD/bench/mode" 2>/dev/null || echo smoke)
-if [ "$mode" = full ]; then sizes="10000 100000"; else sizes="1000"; fi
+if [ "$mode" = full ]; then sizes="10000 100000" lookups=4000000; else sizes="1000" lookups=100000; fi
+BENCH_LOOKUP=/sys/kernel/debug/fabtrace/bench_lookup
 PROGS=${FT_PROGS:-$FT_BUILD/selftests/progs}
 [ -x "$PROGS/ft_qps" ] || PROGS=$FT_REPO/selftests/progs
 [ -x "$PROGS/ft_qps" ] || skip_all "ft_qps not built"
@@ -29,6 +32,7 @@ cleanup() {
 trap cleanup EXIT
 rxe_up self
 modprobe fabtrace
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 
 # bytes of slab pages the ft_qp cache holds
 slab_bytes() {
@@ -42,9 +46,9 @@ stat_field() {
 
 # median of three timed runs of CMD, in seconds
 timed() {
-	local i TIMEFORMAT=%R
+	local TIMEFORMAT=%R
 
-	for i in 1 2 3; do
+	for _ in 1 2 3; do
 		{ time "$@" >/dev/null 2>&1; } 2>&1
 	done | sort -n | sed -n 2p
 }
@@ -53,8 +57,8 @@ ktap_plan "$(echo $sizes | wc -w)"
 {
 	echo ""
 	echo "== 3. scale: kernel $FT_KVER, QPs created by ft_qps --no-connect"
-	printf '   %-8s %10s %10s %12s %10s %12s %12s %7s\n' QPs "entry B" "index B" "bytes/QP" goal \
-		"fabtrace s" "rdma s" ratio
+	printf '   %-8s %10s %10s %12s %10s %12s %12s %7s %10s\n' QPs "entry B" "index B" "bytes/QP" goal \
+		"fabtrace s" "rdma s" ratio "lookup ns"
 } >"$res"
 for n in $sizes; do
 	s0=$(slab_bytes)
@@ -74,9 +78,14 @@ for n in $sizes; do
 	index=$(( (i1 - i0) / n ))
 	tf=$(timed fabtrace -j qp show)
 	tr=$(timed rdma -j resource show qp)
-	printf '   %-8s %10s %10s %12s %10s %12s %12s %7s\n' "$n" "$entry" "$index" \
+	lk=-
+	if echo "$lookups" >"$BENCH_LOOKUP" 2>/dev/null; then
+		lk=$(awk '$1 == "lookup_ps" { printf "%.1f", $2 / 1000 }' "$BENCH_LOOKUP")
+		log "bench_lookup: $(tr '\n' ' ' <"$BENCH_LOOKUP")"
+	fi
+	printf '   %-8s %10s %10s %12s %10s %12s %12s %7s %10s\n' "$n" "$entry" "$index" \
 		"$((entry + index))" "<=512" "$tf" "$tr" \
-		"$(awk -v a="$tr" -v b="$tf" 'BEGIN { printf "%.1fx", b > 0 ? a / b : 0 }')" >>"$res"
+		"$(awk -v a="$tr" -v b="$tf" 'BEGIN { printf "%.1fx", (b > 0 ? a / b : 0) }')" "$lk" >>"$res"
 	log "ft_qps: $(echo "$json" | head -c 300)"
 	if [ "$live" -ge "$n" ]; then
 		ktap_ok "$n QPs tracked ($live live entries)"
@@ -90,6 +99,7 @@ done
 {
 	echo "   entry B: slab pages of the ft_qp cache per QP; index B: radix per QP"
 	echo "   ratio: rdma time / fabtrace time (above 1: fabtrace faster)"
+	echo "   lookup ns: device map + QP index + entry, in the kernel, random QPNs (TCG: emulated time)"
 } >>"$res"
 cat "$res"
 ktap_finished

@@ -80,7 +80,7 @@ ktap_result "fabtrace is not slower than rdma (x1.5)" \
 kill "$hold"; wait "$hold"; hold=
 # Churn: QPs created and destroyed while dumps run; every dump must still
 # be valid JSON (interrupted ones are retried, then accepted with a warning).
-( for i in $(seq 1 20); do "$QPS" --no-connect -n 200 --iters 0 --destroy-after 50 >/dev/null 2>&1; done ) &
+( for _ in $(seq 1 20); do "$QPS" --no-connect -n 200 --iters 0 --destroy-after 50 >/dev/null 2>&1; done ) &
 churn=$!
 bad=0 warned=0
 while kill -0 "$churn" 2>/dev/null; do
