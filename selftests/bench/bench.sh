@@ -45,7 +45,9 @@ hotpath() {
 	say "== 1. hot path: instructions per packet (callgrind), $pkts packets per run"
 	say "   mix per 64 packets: 42 RDMA WRITE (22 tx, 20 rx, ECT(0)), 2 CE-marked,"
 	say "   12 ACK, 2 READ response, 2 SEND, 2 CNP, 2 NAK; random QP per packet"
-	printf '   %-9s %14s %14s %9s %14s %14s\n' QPs fabtrace naive ratio "fabtrace ns" "naive ns"
+	printf '   %-9s %10s %10s %7s %13s %10s %13s %10s\n' QPs fabtrace naive ratio \
+		"fabtrace ns" "naive ns" "fabtrace ns" "naive ns"
+	printf '   %-9s %10s %10s %7s %24s %24s\n' "" instructions "" "" "random QP per packet" "bursts of 16 packets"
 	for n in $qps; do
 		for impl in e f n; do
 			valgrind --tool=callgrind --toggle-collect='run_*' \
@@ -57,8 +59,10 @@ hotpath() {
 		f=$(( (ir[f] - ir[e]) / pkts ))
 		nv=$(( (ir[n] - ir[e]) / pkts ))
 		read -r _ _ _ _ _ _ fns _ nns _ < <("$bin" "$n" $((pkts * 5)))
-		printf '   %-9s %14s %14s %8sx %14s %14s\n' "$n" "$f" "$nv" \
-			"$(awk -v a="$nv" -v b="$f" 'BEGIN { printf "%.1f", a / b }')" "$fns" "$nns"
+		read -r _ _ _ _ _ _ fbs _ nbs _ < <(HOTPATH_BURST=16 "$bin" "$n" $((pkts * 5)))
+		printf '   %-9s %10s %10s %6sx %13s %10s %13s %10s\n' "$n" "$f" "$nv" \
+			"$(awk -v a="$nv" -v b="$f" 'BEGIN { printf "%.1f", a / b }')" \
+			"$fns" "$nns" "$fbs" "$nbs"
 	done
 	say "   goal: <= 100 instructions per packet at 1M QPs, flat from 1k to 1M"
 	say "   by kind of packet (fabtrace, 100k QPs):"

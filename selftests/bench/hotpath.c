@@ -267,17 +267,26 @@ static inline uint64_t xorshift(uint64_t *s)
 
 /*
  * Packets go to random QPs, each QP's PSNs in order; patching the
- * template happens outside the measured function.
+ * template happens outside the measured function.  burst > 1 sends that
+ * many packets in a row to one QP, as a message of several MTUs does:
+ * random QP per packet (burst 1) is the worst case for the caches.
  */
+static unsigned int burst = 1;
+
 static void drive(process_fn tx, process_fn rx, unsigned int nqps,
 		  unsigned int npkts, uint32_t *psn)
 {
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	uint32_t q = 0;
 	unsigned int i;
 
 	for (i = 0; i < npkts; i++) {
 		struct tmpl *t = &mix[i % MIX];
-		uint32_t q = (uint32_t)(xorshift(&seed) % nqps), qpn = 16 + q;
+		uint32_t qpn;
+
+		if (i % burst == 0)
+			q = (uint32_t)(xorshift(&seed) % nqps);
+		qpn = 16 + q;
 		uint8_t *bth = t->buf + 20 + 8;
 		uint32_t p = psn[q]++ & 0xffffff;
 
@@ -325,11 +334,14 @@ int main(int argc, char **argv)
 	uint32_t *psn;
 	double t0, t1, t2, t3;
 	int only = argc > 3 ? argv[3][0] : 0;
+	const char *b = getenv("HOTPATH_BURST");
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s NQPS NPKTS [f|n|e [KIND]]\n", argv[0]);
 		return 1;
 	}
+	if (b)
+		burst = strtoul(b, NULL, 0) ?: 1;
 	nqps = strtoul(argv[1], NULL, 0);
 	npkts = strtoul(argv[2], NULL, 0);
 	if (!nqps || nqps > 0xffffff - 16 || !npkts)
