@@ -832,6 +832,14 @@ int ft_nl_notify(const struct ft_event *e)
 				FABTRACE_NLGRP_EVENTS, GFP_KERNEL);
 	if (err == -ESRCH)
 		return 0;
+	/*
+	 * A listener whose socket is full misses this one, and only that
+	 * listener: it gets ENOBUFS and sees the gap in the sequence numbers.
+	 * The event was sent; counting it lost would tell every other
+	 * listener that it missed something it received.
+	 */
+	if (err == -ENOBUFS)
+		err = 0;
 	return err ? err : 1;
 
 err_free:
