@@ -68,11 +68,13 @@ int monitor_msg(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_OK;
 
 	if (e.have & FT_EV_HAVE_SEQ) {
-		/* a gap is what this socket missed; a smaller seq: module reloaded */
+		/*
+		 * A gap is what this socket missed; a smaller seq: module
+		 * reloaded.  ENOBUFS may come before the messages still queued
+		 * ahead of the gap, so it waits for the gap to say how many.
+		 */
 		if (m->last_seq && e.seq > m->last_seq + 1)
 			lost(m, e.seq - m->last_seq - 1);
-		else if (m->overrun)
-			lost(m, 0);
 		m->last_seq = e.seq;
 	} else if (m->overrun) {
 		lost(m, 0);
