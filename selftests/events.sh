@@ -24,7 +24,7 @@ RATE=100
 
 cong_init events
 O=$CONG_OUT
-ktap_plan 17
+ktap_plan 23
 
 # the rate limit is global: the rest of this test runs under it
 cong_param self event_rate $RATE
@@ -114,4 +114,55 @@ rc=0
 log "monitor --count 1: $(cat "$O/count.mon") (exit $rc)"
 ktap_result "monitor --count 1 exited 0 after one event" \
 	test "$ok" = 1 -a "$rc" = 0 -a "$(wc -l <"$O/count.mon")" = 1
+
+# A listener that falls behind is told how many events it lost.  An
+# unprivileged monitor (its receive buffer capped by net.core.rmem_max) is
+# stopped during a storm; a root monitor with its 8 MiB buffer keeps up and
+# is the oracle: what the slow one printed plus what it says it lost must
+# be exactly what the fast one received over the same sequence numbers.
+rmem=$(sysctl -n net.core.rmem_max)
+sysctl -qw net.core.rmem_max=16384
+cong_param self event_rate 100000
+ktap_assert "fast monitor (root) receives events" cong_mon_start fast self
+setpriv --reuid=65534 --regid=65534 --clear-groups fabtrace -j monitor \
+	>"$O/slow.mon" 2>"$O/slow.err" &
+slow=$!
+cong_bg_add $slow
+slow_sees() {
+	local q
+
+	read -r q _ <<<"$(cong_probe_qp)"
+	sleep 0.5
+	jq -e "select(.kind == \"qp-destroy\" and .qpn == $q)" "$O/slow.mon" >/dev/null 2>&1
+}
+ktap_assert "slow monitor (nobody) receives events" wait_for 20 slow_sees
+kill -STOP $slow
+seq_a=$(jq -s 'map(.seq) | max' "$O/fast.mon")
+"$CONG_PROGS/ft_qps" --no-connect -n 500 --iters 0 --summary --timeout-s 200 \
+	>"$O/storm2.json" 2>"$O/storm2.err"
+sleep 1.5
+kill -CONT $slow
+# an event after the gap, for the slow monitor to see the gap by
+read -r pq _ <<<"$(cong_probe_qp)"
+cong_mon_wait fast "select(.kind == \"qp-destroy\" and .qpn == $pq)" 1 20
+_slow_has() { jq -e "select(.kind == \"qp-destroy\" and .qpn == $pq)" "$O/slow.mon" >/dev/null 2>&1; }
+wait_for 20 _slow_has
+seq_b=$(jq -s "map(select(.kind == \"qp-destroy\" and .qpn == $pq) | .seq) | max" "$O/fast.mon")
+kill -INT $slow
+wait $slow
+slow_rc=$?
+cong_mon_stop fast
+sysctl -qw net.core.rmem_max="$rmem"
+range="select(.seq > $seq_a and .seq <= $seq_b)"
+fast_n=$(cong_mon_count fast "$range")
+slow_n=$(jq -c "$range" "$O/slow.mon" | wc -l)
+fast_gaps=$(jq -s "[.[] | $range | .seq] as \$s | [range(1; \$s | length) | select(\$s[.] != \$s[. - 1] + 1)] | length" "$O/fast.mon")
+lost=$(sed -n 's/.*monitor fell behind, \([0-9]*\) events lost.*/\1/p' "$O/slow.err" | awk '{ n += $1 } END { print n + 0 }')
+unknown=$(grep -c 'unknown number' "$O/slow.err")
+log "seq $seq_a..$seq_b: fast monitor $fast_n events (gaps $fast_gaps), slow monitor $slow_n, slow says lost $lost; stderr: $(tr '\n' ' ' <"$O/slow.err")"
+cong_eq "fast monitor: every sequence number of the storm, no gap" "$fast_gaps" 0
+cong_gt "slow monitor fell behind and said how many it lost" "$lost" 0
+cong_eq "slow printed + slow lost == fast received ($slow_n + $lost)" $((slow_n + lost)) "$fast_n"
+ktap_result "slow monitor: no 'unknown number' report, exit 0 on SIGINT ($unknown, $slow_rc)" \
+	test "$unknown" = 0 -a "$slow_rc" = 0
 ktap_finished
