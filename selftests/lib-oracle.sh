@@ -26,7 +26,8 @@
 #            destroyed, then read until gone)
 # Checks:    or_py SUBCOMMAND ... (the Python half, below): spec-perftest,
 #            spec-ftqps, spec-rping build what a pattern must show; check
-#            compares snapshots, capture and spec; overflow, retain,
+#            compares snapshots, capture and spec (or_check DIR CAPTURE
+#            runs it over a pattern's files); overflow, retain,
 #            filters, schema, pidns, reset, resumed check the other tests.
 #            Each writes "KEY ok|fail" lines; or_ok RESULTS KEY reads one.
 # Peer:      peer_olib FUNC ARGS... runs a function of lib.sh or this file on B
@@ -152,6 +153,19 @@ or_snap() {
 	peer) peer_olib _or_snap_self >"$2" ;;
 	*) echo "or_snap: self or peer, not '$1'" >&2; return 1 ;;
 	esac
+}
+
+# or_check DIR CAPTURE [ARGS...]: the checker over DIR's snapshots (a0, a1,
+# b0, b1), spec, decoded capture and live QP lists, with CAPTURE's tcpdump
+# errors; the verdicts go to DIR/results, which or_ok reads.
+or_check() {
+	local d=$1 cap=$2
+
+	shift 2
+	or_py check --a0 "$d/a0.json" --a1 "$d/a1.json" --b0 "$d/b0.json" --b1 "$d/b1.json" \
+		--spec "$d/spec.json" --tsv "$d/capture.tsv" --caperr "$OR_TMP/$cap.pcap.err" \
+		--self-ip "$FT_SELF_IP" --live-a "$d/live-a.txt" --live-b "$d/live-b.txt" \
+		--out "$d/results" "$@"
 }
 
 _or_counts() {

@@ -89,10 +89,7 @@ if ! or_py spec-rping --tsv "$d/capture.tsv" --a-pid "$cpid" \
 	echo '{}' >"$d/spec.json"
 fi
 res=$d/results
-or_py check --a0 "$d/a0.json" --a1 "$d/a1.json" --b0 "$d/b0.json" --b1 "$d/b1.json" \
-	--spec "$d/spec.json" --tsv "$d/capture.tsv" --caperr "$OR_TMP/rping.pcap.err" \
-	--self-ip "$FT_SELF_IP" --live-a "$d/live-a.txt" --live-b "$d/live-b.txt" \
-	--gsi --out "$res" || log "the checker failed"
+or_check "$d" rping --gsi || log "the checker failed"
 
 ktap_result "rping client (exit $crc) and server (exit $src) ran 5 pings" \
 	test "$crc" -eq 0 -a "$src" -eq 0

@@ -101,10 +101,7 @@ run_pattern() {
 		echo '{}' >"$d/spec.json"
 	fi
 	res=$d/results
-	or_py check --a0 "$d/a0.json" --a1 "$d/a1.json" --b0 "$d/b0.json" --b1 "$d/b1.json" \
-		--spec "$d/spec.json" --tsv "$d/capture.tsv" --caperr "$OR_TMP/$name.pcap.err" \
-		--self-ip "$FT_SELF_IP" --live-a "$d/live-a.txt" --live-b "$d/live-b.txt" \
-		--out "$res" || log "$name: the checker failed"
+	or_check "$d" "$name" || log "$name: the checker failed"
 
 	ktap_result "$name: perftest client (exit $crc) and server (exit $src) ran" \
 		test "$crc" -eq 0 -a "$src" -eq 0

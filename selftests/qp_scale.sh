@@ -92,10 +92,7 @@ if ! or_py spec-ftqps --client "$d/client.json" --server "$d/server.json" \
 	echo '{}' >"$d/spec.json"
 fi
 res=$d/results
-or_py check --a0 "$d/a0.json" --a1 "$d/a1.json" --b0 "$d/b0.json" --b1 "$d/b1.json" \
-	--spec "$d/spec.json" --tsv "$d/capture.tsv" --caperr "$OR_TMP/qps.pcap.err" \
-	--self-ip "$FT_SELF_IP" --live-a "$d/live-a.txt" --live-b "$d/live-b.txt" \
-	--out "$res" || log "the checker failed"
+or_check "$d" qps || log "the checker failed"
 
 ktap_result "ft_qps 1000 QPs: client (exit $crc) and server (exit $src) ran" \
 	test "$crc" -eq 0 -a "$src" -eq 0
