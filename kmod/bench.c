@@ -5,7 +5,6 @@
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/module.h>
-#include <linux/rculist.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 
@@ -22,7 +21,7 @@
  */
 static struct dentry *bench_dir;
 static u64 ev_withheld_ns, ev_sent_ns;
-static u64 lk_ns, lk_loop_ns, lk_hits, lk_n, lk_lo, lk_hi;
+static u64 lk_ns, lk_loop_ns, lk_sum, lk_n, lk_lo, lk_hi;
 
 /* A cheap generator: the loop must cost little next to a lookup. */
 static inline u32 bench_next(u32 *x)
@@ -66,7 +65,7 @@ static bool bench_qpn_range(struct ft_dev *dev, u32 *lo, u32 *hi)
  * and the entries are spread over as much memory as the QP count makes.
  */
 static u64 bench_lookups(struct ft_dev *dev, u64 n, u32 lo, u32 span,
-			 bool lookup, u64 *hits)
+			 bool lookup, u64 *checksum)
 {
 	const void *key = dev->ibdev;
 	u64 i = 0, t0, sum = 0;
@@ -96,7 +95,7 @@ static u64 bench_lookups(struct ft_dev *dev, u64 n, u32 lo, u32 span,
 	}
 	t0 = ktime_get_ns() - t0;
 	/* keep the loads: the compiler must not see the result unused */
-	*hits = sum;
+	*checksum = sum;
 	return t0;
 }
 
@@ -104,7 +103,7 @@ static int bench_lookup_run(u64 n)
 {
 	struct ft_dev *dev, *pick = NULL;
 	u32 lo = 0, hi = 0;
-	u64 hits, t_loop, t;
+	u64 sum, t_loop, t;
 	int err = -ENODEV;
 
 	mutex_lock(&ft_devs_lock);
@@ -114,11 +113,11 @@ static int bench_lookup_run(u64 n)
 	}
 	if (!pick || !bench_qpn_range(pick, &lo, &hi))
 		goto unlock;
-	t_loop = bench_lookups(pick, n, lo, hi - lo + 1, false, &hits);
-	t = bench_lookups(pick, n, lo, hi - lo + 1, true, &hits);
+	t_loop = bench_lookups(pick, n, lo, hi - lo + 1, false, &sum);
+	t = bench_lookups(pick, n, lo, hi - lo + 1, true, &sum);
 	lk_loop_ns = t_loop;
 	lk_ns = t;
-	lk_hits = hits;		/* sum of type + 1 over hits: see show */
+	lk_sum = sum;		/* over the hits, type + 1: 3 per RC QP found */
 	lk_n = n;
 	lk_lo = lo;
 	lk_hi = hi;
@@ -133,7 +132,7 @@ static int bench_lookup_show(struct seq_file *m, void *v)
 	if (!lk_n)
 		return 0;
 	seq_printf(m, "lookups %llu\nqpn_lo %llu\nqpn_hi %llu\nchecksum %llu\n",
-		   lk_n, lk_lo, lk_hi, lk_hits);
+		   lk_n, lk_lo, lk_hi, lk_sum);
 	seq_printf(m, "loop_ps %llu\nlookup_ps %llu\n",
 		   div64_u64(lk_loop_ns * 1000, lk_n),
 		   div64_u64(lk_ns > lk_loop_ns ? (lk_ns - lk_loop_ns) * 1000 : 0, lk_n));
