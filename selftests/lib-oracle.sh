@@ -775,6 +775,7 @@ def check_wire(R, a, b, spec, tsv, caperr, self_ip):
     a2b = {qa: qb for qa, qb in spec.get("pairs", [])}
     cap = {}
     psn = {}
+    dup = {}
     sent = rcvd = 0
     unknown_ops = {}
     for r in read_tsv(tsv):
@@ -818,11 +819,18 @@ def check_wire(R, a, b, spec, tsv, caperr, self_ip):
         if r["op"] < 0x20 and r["psn"] is not None:
             req = cls in ("send", "write", "read_req") or r["op"] in (0x13, 0x14, 0x1c, 0x1d)
             resp = r["op"] in (0x0d, 0x0e, 0x0f, 0x10, 0x12)
-            if (dr == "tx" and (req or resp)) or (dr == "rx" and req):
-                key = (qpn, dr, "req" if req else "resp")
+            if req or resp:
+                kind = "req" if req else "resp"
+                key = (qpn, dr, kind)
                 top = psn.get(key)
                 if top is not None and psn_diff(r["psn"], top) <= 0:
-                    z["cong"]["retransmits" if dr == "tx" else "rx_dup"] += 1
+                    # fabtrace's rx_dup counts requests only; a duplicate
+                    # response received is kept apart for the peer check
+                    if dr == "tx":
+                        z["cong"]["retransmits"] += 1
+                    elif req:
+                        z["cong"]["rx_dup"] += 1
+                    dup[(qpn, dr, kind)] = dup.get((qpn, dr, kind), 0) + 1
                 else:
                     psn[key] = r["psn"]
     if unknown_ops:
@@ -845,14 +853,18 @@ def check_wire(R, a, b, spec, tsv, caperr, self_ip):
         for n in ("cong", "tx_nak", "rx_nak"):
             if e["d"][n] != c[n]:
                 errs.append("QP %d %s: fabtrace %s wire %s" % (qpn, n, e["d"][n], c[n]))
-        # the peer's retransmissions are the duplicates A received, and the
-        # reverse (the wire loses nothing: the capture has what rxe counted)
+        # the peer's retransmissions (requests and read/atomic responses)
+        # are the duplicates A received; the peer's duplicate requests are
+        # A's retransmitted requests.  A retransmitted response is not a
+        # duplicate request: it answers one (the wire loses nothing: the
+        # capture has what rxe counted)
         eb = b.qp.get(a2b.get(qpn, -1))
-        if eb and (eb["d"]["cong"]["retransmits"] != c["cong"]["rx_dup"]
-                   or eb["d"]["cong"]["rx_dup"] != c["cong"]["retransmits"]):
-            errs.append("B QP %d retransmits %d rx_dup %d, but A received %d duplicates and retransmitted %d"
-                        % (a2b[qpn], eb["d"]["cong"]["retransmits"], eb["d"]["cong"]["rx_dup"],
-                           c["cong"]["rx_dup"], c["cong"]["retransmits"]))
+        rx_all = dup.get((qpn, "rx", "req"), 0) + dup.get((qpn, "rx", "resp"), 0)
+        tx_req = dup.get((qpn, "tx", "req"), 0)
+        if eb and (eb["d"]["cong"]["retransmits"] != rx_all or eb["d"]["cong"]["rx_dup"] != tx_req):
+            errs.append("B QP %d retransmits %d rx_dup %d, but A received %d duplicates and "
+                        "retransmitted %d requests" % (a2b[qpn], eb["d"]["cong"]["retransmits"],
+                                                       eb["d"]["cong"]["rx_dup"], rx_all, tx_req))
         for k, v in c["cong"].items():
             ncong[k] += v
     R.add("wire", errs, "capture on A: %d frames sent, %d received, %d QPs compared per class and bytes; "
