@@ -20,7 +20,8 @@
 /*
  * Opcode classes, as the counter contract names them.  NAK comes last and
  * right after ACK: the parser finds ACK + (is a NAK), and a packet's
- * counter slot, cls + nak, is its class for every class but NAK.
+ * counter slot is its class for every class but NAK, whose syndromes take
+ * the slots from FT_CLS_NAK on.
  */
 enum ft_cls {
 	FT_CLS_SEND,
