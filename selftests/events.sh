@@ -128,12 +128,14 @@ setpriv --reuid=65534 --regid=65534 --clear-groups fabtrace -j monitor \
 	>"$O/slow.mon" 2>"$O/slow.err" &
 slow=$!
 cong_bg_add $slow
+# slow_has QPN: the slow monitor printed the qp-destroy of QPN
+slow_has() { jq -e "select(.kind == \"qp-destroy\" and .qpn == $1)" "$O/slow.mon" >/dev/null 2>&1; }
 slow_sees() {
 	local q
 
 	read -r q _ <<<"$(cong_probe_qp)"
 	sleep 0.5
-	jq -e "select(.kind == \"qp-destroy\" and .qpn == $q)" "$O/slow.mon" >/dev/null 2>&1
+	slow_has "$q"
 }
 ktap_assert "slow monitor (nobody) receives events" wait_for 20 slow_sees
 kill -STOP $slow
@@ -145,8 +147,7 @@ kill -CONT $slow
 # an event after the gap, for the slow monitor to see the gap by
 read -r pq _ <<<"$(cong_probe_qp)"
 cong_mon_wait fast "select(.kind == \"qp-destroy\" and .qpn == $pq)" 1 20
-_slow_has() { jq -e "select(.kind == \"qp-destroy\" and .qpn == $pq)" "$O/slow.mon" >/dev/null 2>&1; }
-wait_for 20 _slow_has
+wait_for 20 slow_has "$pq"
 seq_b=$(jq -s "map(select(.kind == \"qp-destroy\" and .qpn == $pq) | .seq) | max" "$O/fast.mon")
 kill -INT $slow
 wait $slow

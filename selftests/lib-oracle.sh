@@ -820,8 +820,7 @@ def check_wire(R, a, b, spec, tsv, caperr, self_ip):
             req = cls in ("send", "write", "read_req") or r["op"] in (0x13, 0x14, 0x1c, 0x1d)
             resp = r["op"] in (0x0d, 0x0e, 0x0f, 0x10, 0x12)
             if req or resp:
-                kind = "req" if req else "resp"
-                key = (qpn, dr, kind)
+                key = (qpn, dr, "req" if req else "resp")
                 top = psn.get(key)
                 if top is not None and psn_diff(r["psn"], top) <= 0:
                     # fabtrace's rx_dup counts requests only; a duplicate
@@ -830,7 +829,7 @@ def check_wire(R, a, b, spec, tsv, caperr, self_ip):
                         z["cong"]["retransmits"] += 1
                     elif req:
                         z["cong"]["rx_dup"] += 1
-                    dup[(qpn, dr, kind)] = dup.get((qpn, dr, kind), 0) + 1
+                    dup[key] = dup.get(key, 0) + 1
                 else:
                     psn[key] = r["psn"]
     if unknown_ops:
