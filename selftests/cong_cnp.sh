@@ -28,7 +28,7 @@ B_GID=$FT_PEER_IP
 
 cong_init cong_cnp
 O=$CONG_OUT
-ktap_plan 21
+ktap_plan 22
 
 ktap_assert "monitor on A receives events" cong_mon_start mon self
 cong_rxe self "$O/rxe0.json"
@@ -68,6 +68,7 @@ wait_for 10 got_all
 sleep 0.5
 t1=$(date +%s%N)
 cong_cap_stop a
+cong_eq "A: tcpdump: no packet dropped or left unwritten" "$(cong_cap_lost a)" 0
 cong_qps self "$O/qps1.json"
 # last-cnp, exactly as the CLI printed it (jq would round it to a double)
 last_cnp() {

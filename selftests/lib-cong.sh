@@ -22,7 +22,7 @@
 #   cong_netem_del WHERE    remove it all
 # Captures (tcpdump on the data NIC, udp port 4791, complete frames)
 #   cong_cap_start NAME WHERE ; cong_cap_stop NAME  -> $CONG_OUT/NAME.pcap
-#   cong_cap_dropped NAME   packets tcpdump says the kernel dropped
+#   cong_cap_lost NAME      packets the capture missed (dropped or unwritten)
 #   cong_pcap_summary PCAP  JSON: per destination node and QP, what tshark
 #                           decoded;  cong_pcapv SUMMARY IP QPN KEY
 # Event monitors (fabtrace -j monitor, one JSON object per line)
@@ -225,7 +225,7 @@ cong_cap_start() {
 	local name=$1 where=$2 pcap=$CONG_OUT/$1.pcap err=$CONG_OUT/$1.tcpdump
 	local cmd
 
-	cmd="exec tcpdump -i \"\$FT_NETDEV\" -n -p -U -B 16384 -w $pcap udp port 4791 2>$err"
+	cmd="exec tcpdump -i \"\$FT_NETDEV\" -n -p -U --immediate-mode -B 16384 -w $pcap udp port 4791 2>$err"
 	rm -f "$pcap" "$err"
 	if [ "$where" = self ]; then
 		bash -c "$cmd" &
@@ -244,6 +244,7 @@ cong_cap_start() {
 cong_cap_stop() {
 	local name=$1 err=$CONG_OUT/$1.tcpdump pid=${CONG_CAP_PID[$1]}
 
+	cap_settle "$CONG_OUT/$name.pcap"
 	# the peer's agent turns the client's death into SIGTERM for tcpdump
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
@@ -253,8 +254,13 @@ cong_cap_stop() {
 	sed "s/^/# tcpdump $name: /" "$err"
 }
 
-cong_cap_dropped() {
-	sed -n 's/^\([0-9]\+\) packets\{0,1\} dropped by kernel.*/\1/p' "$CONG_OUT/$1.tcpdump"
+# cong_cap_lost NAME: packets the capture missed, by tcpdump's own count:
+# those the kernel dropped and those it received but never wrote.
+cong_cap_lost() {
+	awk '/packets? captured/ { c = $1 } /received by filter/ { r = $1 }
+	     /dropped by kernel/ { d = $1; seen = 1 }
+	     END { print seen && c != "" && r != "" ? d + r - c : "unknown" }' \
+		"$CONG_OUT/$1.tcpdump"
 }
 
 # cong_pcap_summary PCAP: tshark decodes the capture; the summary is JSON

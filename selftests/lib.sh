@@ -162,6 +162,24 @@ wait_for() {
 	done
 }
 
+# cap_settle PCAP: wait until a running capture has written what it was
+# handed (its size unchanged for a second, at most 30 s).  Stopped any
+# sooner, tcpdump counts packets still in the kernel's ring as "received
+# by filter" but never writes them.
+cap_settle() {
+	local last=-1 size stable=0 end=$((SECONDS + 30))
+
+	while [ "$stable" -lt 5 ] && [ "$SECONDS" -lt "$end" ]; do
+		sleep 0.2
+		size=$(stat -c %s "$1" 2>/dev/null || echo 0)
+		if [ "$size" = "$last" ]; then
+			stable=$((stable + 1))
+		else
+			stable=0 last=$size
+		fi
+	done
+}
+
 # ---- the peer node ----------------------------------------------------
 
 peer() {
