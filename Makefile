@@ -75,14 +75,16 @@ uninstall:
 # --- dependencies -----------------------------------------------------------
 # Quiet and quick when everything is present; otherwise apt-get update, then
 # install what is missing.  The newest Debian 6.12 kernel is looked up, never
-# hard-coded.
+# hard-coded.  QEMU comes from bookworm-backports: 7.2's TCG corrupts the
+# flags of 6.12 guests now and then (see Documentation/design.rst).
 DEB_PKGS := build-essential kmod cpio xz-utils linux-image-amd64 \
-	linux-headers-amd64 linux-source-6.12 qemu-system-x86 busybox-static \
+	linux-headers-amd64 linux-source-6.12 busybox-static \
 	rdma-core ibverbs-utils perftest rdmacm-utils iproute2 libmnl-dev \
 	libnl-3-dev libnl-genl-3-dev libibverbs-dev librdmacm-dev libjson-c-dev \
 	tcpdump tshark sparse python3 python3-yaml python3-jsonschema yamllint \
 	codespell valgrind clang libclang-rt-14-dev zstd shellcheck \
 	iputils-ping jq
+QEMU_MIN := 1:10
 deps:
 	@missing=$$(dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' \
 		$(DEB_PKGS) 'linux-image-6.12.*+deb12-amd64' \
@@ -93,9 +95,18 @@ deps:
 		     END { n = split("$(DEB_PKGS)", p, " "); \
 			   for (i = 1; i <= n; i++) if (!ok[p[i]]) print p[i]; \
 			   if (!img || !hdr) print "linux-6.12" }'); \
+	qv=$$(dpkg-query -W -f='$${Version}' qemu-system-x86 2>/dev/null); \
+	dpkg --compare-versions "$${qv:-0}" ge $(QEMU_MIN) || \
+		missing="$$missing qemu-system-x86/bookworm-backports"; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	echo "deps: installing $$(echo $$missing)"; \
 	export DEBIAN_FRONTEND=noninteractive; \
+	grep -rqs '^[^#]*bookworm-backports' /etc/apt/sources.list \
+		/etc/apt/sources.list.d || \
+		printf '%s\n' 'Types: deb' 'URIs: http://deb.debian.org/debian' \
+			'Suites: bookworm-backports' 'Components: main' \
+			'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' \
+			>/etc/apt/sources.list.d/fabtrace-backports.sources; \
 	apt-get update -qq; \
 	k612=$$(apt-cache search --names-only \
 		'^linux-image-6\.12\.[0-9]+\+deb12-amd64$$' | \
@@ -103,6 +114,11 @@ deps:
 	test -n "$$k612" || { echo "deps: no Debian 6.12 kernel found" >&2; exit 1; }; \
 	apt-get install -y -qq --no-install-recommends $(DEB_PKGS) \
 		"$$k612" "$${k612/image/headers}" >/dev/null; \
+	apt-get install -y -qq --no-install-recommends \
+		-t bookworm-backports qemu-system-x86 >/dev/null; \
+	qv=$$(dpkg-query -W -f='$${Version}' qemu-system-x86); \
+	dpkg --compare-versions "$$qv" ge $(QEMU_MIN) || \
+		{ echo "deps: QEMU $$qv is older than $(QEMU_MIN)" >&2; exit 1; }; \
 	echo "deps: done"
 
 # --- tests --------------------------------------------------------------------
