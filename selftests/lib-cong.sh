@@ -225,7 +225,7 @@ cong_cap_start() {
 	local name=$1 where=$2 pcap=$CONG_OUT/$1.pcap err=$CONG_OUT/$1.tcpdump
 	local cmd
 
-	cmd="exec tcpdump -i \"\$FT_NETDEV\" -n -p -U --immediate-mode -B 16384 -w $pcap udp port 4791 2>$err"
+	cmd="exec tcpdump -i \"\$FT_NETDEV\" -n -p -U -B 16384 -w $pcap udp port 4791 2>$err"
 	rm -f "$pcap" "$err"
 	if [ "$where" = self ]; then
 		bash -c "$cmd" &
@@ -258,8 +258,8 @@ cong_cap_stop() {
 # those the kernel dropped and those it received but never wrote.
 cong_cap_lost() {
 	awk '/packets? captured/ { c = $1 } /received by filter/ { r = $1 }
-	     /dropped by kernel/ { d = $1; seen = 1 }
-	     END { print seen && c != "" && r != "" ? d + r - c : "unknown" }' \
+	     /dropped by kernel/ { seen = 1 }
+	     END { print seen && c != "" && r != "" ? r - c : "unknown" }' \
 		"$CONG_OUT/$1.tcpdump"
 }
 

@@ -260,8 +260,7 @@ or_live_sample() {
 # dropping packets in a burst.
 or_cap_start() {
 	OR_CAP=$1
-	tcpdump -i "${FT_NETDEV:?}" -n -s "${2:-128}" -B 65536 --immediate-mode \
-		-w "$OR_CAP" udp port 4791 \
+	tcpdump -i "${FT_NETDEV:?}" -n -s "${2:-128}" -B 65536 -w "$OR_CAP" udp port 4791 \
 		2>"$OR_CAP.err" &
 	OR_CAP_PID=$!
 	wait_for 30 grep -q "listening on" "$OR_CAP.err"
