@@ -32,12 +32,16 @@ void ft_snap_take(const struct ft_qp *qp, struct ft_snap *s)
 	const struct ft_cong *c = &qp->cong;
 	unsigned int d, i;
 
+	BUILD_BUG_ON(FT_CLS_MAX - 1 != FT_CLS_NAK);
 	for (d = 0; d < 2; d++) {
 		s->bytes[d] = atomic64_read(&dirs[d]->bytes);
-		for (i = 0; i < FT_CLS_MAX; i++)
-			s->cls[d][i] = atomic64_read(&dirs[d]->cls[i]);
-		for (i = 0; i < FT_NAK_MAX; i++)
-			s->nak[d][i] = atomic64_read(&c->nak[d][i]);
+		for (i = 0; i < FT_CLS_NAK; i++)
+			s->cls[d][i] = atomic64_read(&dirs[d]->pkts[i]);
+		s->cls[d][FT_CLS_NAK] = 0;
+		for (i = 0; i < FT_NAK_MAX; i++) {
+			s->nak[d][i] = atomic64_read(&dirs[d]->pkts[FT_CLS_NAK + i]);
+			s->cls[d][FT_CLS_NAK] += s->nak[d][i];
+		}
 	}
 	s->rx_ect = atomic64_read(&c->rx_ect);
 	s->rx_ce = atomic64_read(&c->rx_ce);

@@ -10,10 +10,14 @@ struct ft_dev;
 struct ib_qp;
 struct pid;
 
-/* Counters of one direction. */
+/*
+ * Counters of one direction: packets per class, but a NAK counts in the
+ * slot of its syndrome (FT_CLS_NAK + nak), so one increment accounts any
+ * packet and the NAK class is the sum of its syndromes.
+ */
 struct ft_dir {
 	atomic64_t bytes;
-	atomic64_t cls[FT_CLS_MAX];	/* packets = their sum */
+	atomic64_t pkts[FT_SLOT_MAX];	/* packets = their sum */
 };
 
 enum ft_last {
@@ -30,7 +34,6 @@ enum ft_last {
 struct ft_cong {
 	atomic64_t rx_ect;
 	atomic64_t rx_ce;
-	atomic64_t nak[2][FT_NAK_MAX];	/* [FT_TX] sent, [FT_RX] received */
 	atomic64_t retrans;
 	atomic64_t timeouts;
 	atomic64_t rnr_timeouts;
@@ -38,7 +41,7 @@ struct ft_cong {
 	atomic64_t rx_oos;
 	atomic64_t retry_exh;
 	atomic64_t errors;
-	u64 last[FT_LAST_MAX];		/* ktime_get_real_ns() */
+	u64 last[FT_LAST_MAX];		/* ktime_get_ns() */
 };
 
 #define FT_TX 0
@@ -61,7 +64,14 @@ struct ft_cong {
  * CPUs (rxe's send task and the receive softirq), so they sit far apart;
  * atomics keep them exact when, rarely, two CPUs send on one QP at once.
  * Per-CPU copies would cost nr_cpus times the memory for 100k QPs.
+ *
+ * Size matters at that scale: at 472 bytes or less, SLUB packs 17 entries
+ * in an order-1 slab (482 bytes each) where 504 bytes took 512.  The
+ * device of an entry is known to every path that reaches it, so it is not
+ * stored; retired entries are only ever appended and expire oldest first,
+ * so one link suffices.
  */
+#define FT_QP_SIZE_MAX	472
 struct ft_qp {
 	struct ft_dir dir_tx;
 	/* PSN trackers: written by the path that owns them (see acct.c) */
@@ -81,14 +91,13 @@ struct ft_qp {
 	u8 sl;
 	u16 ev_suppressed;	/* events withheld since the last sent */
 	u32 ev_last;		/* jiffies of the last event sent */
-	struct ft_dev *dev;
 	const struct ib_qp *ibqp;	/* identity only, never dereferenced */
 	struct pid *owner;
 	char comm[16];
 	u8 peer[16];
 	u64 ctime;
 	u64 dtime;
-	struct list_head retired;	/* on ft_dev.retired once destroyed */
+	struct ft_qp __rcu *next_retired;	/* on ft_dev.retired, once destroyed */
 
 	struct ft_cong cong;
 	struct ft_dir dir_rx;
@@ -153,13 +162,12 @@ static inline unsigned int ft_acct_tx_rare(struct ft_qp *qp,
 {
 	if (!(pkt->flags & FT_PKT_NAK))
 		return FT_EV_CNP;
-	atomic64_inc(&qp->cong.nak[FT_TX][pkt->nak]);
 	/*
 	 * A sequence NAK names the PSN the responder expects; an RNR NAK
 	 * names the request it could not take, which will come again.
 	 * Either way that is the next in-order PSN.
 	 */
-	if (pkt->nak == FT_NAK_PSN_SEQ || pkt->nak == FT_NAK_RNR)
+	if (ft_pkt_nak(pkt) == FT_NAK_PSN_SEQ || ft_pkt_nak(pkt) == FT_NAK_RNR)
 		WRITE_ONCE(qp->rx_req_psn, pkt->psn | FT_PSN_VALID);
 	return FT_EV_NAK;
 }
@@ -177,8 +185,8 @@ static __always_inline unsigned int ft_acct_tx(struct ft_qp *qp,
 	struct ft_dir *d = &qp->dir_tx;
 
 	atomic64_add(pkt->payload, &d->bytes);
-	/* an unsigned long index: no sign extension of the class */
-	atomic64_inc(&d->cls[(unsigned long)pkt->cls]);
+	/* an unsigned long index: no sign extension of the slot */
+	atomic64_inc(&d->pkts[(unsigned long)pkt->slot]);
 
 	if (likely(pkt->flags & FT_PKT_REQ))
 		return ft_tx_psn(qp, &qp->tx_req_psn, pkt->psn);
@@ -227,7 +235,6 @@ static inline unsigned int ft_acct_rx_rare(struct ft_qp *qp,
 {
 	if (!(pkt->flags & FT_PKT_NAK))
 		return FT_EV_CNP;
-	atomic64_inc(&qp->cong.nak[FT_RX][pkt->nak]);
 	/* a NAK acknowledges everything before the PSN it names */
 	ft_rx_acked(qp, ft_psn_add(pkt->psn, FT_PSN_MASK));
 	return FT_EV_NAK;
@@ -247,8 +254,8 @@ static __always_inline unsigned int ft_acct_rx(struct ft_qp *qp,
 	unsigned int ev = 0;
 
 	atomic64_add(pkt->payload, &d->bytes);
-	/* an unsigned long index: no sign extension of the class */
-	atomic64_inc(&d->cls[(unsigned long)pkt->cls]);
+	/* an unsigned long index: no sign extension of the slot */
+	atomic64_inc(&d->pkts[(unsigned long)pkt->slot]);
 
 	if (pkt->tclass & 3) {
 		atomic64_inc(&qp->cong.rx_ect);
@@ -296,8 +303,19 @@ static inline u64 ft_dir_packets(const struct ft_dir *d)
 	u64 sum = 0;
 	unsigned int i;
 
-	for (i = 0; i < FT_CLS_MAX; i++)
-		sum += atomic64_read(&d->cls[i]);
+	for (i = 0; i < FT_SLOT_MAX; i++)
+		sum += atomic64_read(&d->pkts[i]);
+	return sum;
+}
+
+/* The NAKs of one direction, all syndromes. */
+static inline u64 ft_dir_naks(const struct ft_dir *d)
+{
+	u64 sum = 0;
+	unsigned int i;
+
+	for (i = FT_CLS_NAK; i < FT_SLOT_MAX; i++)
+		sum += atomic64_read(&d->pkts[i]);
 	return sum;
 }
 

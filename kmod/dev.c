@@ -91,7 +91,7 @@ static struct ft_dev *dev_alloc(struct ib_device *ibdev)
 	strscpy(dev->driver, driver_name(ibdev), sizeof(dev->driver));
 	dev->hooked = !strcmp(dev->driver, "rdma_rxe");
 	spin_lock_init(&dev->lock);
-	INIT_LIST_HEAD(&dev->retired);
+	dev->retired_tail = &dev->retired;
 	return dev;
 
 err_free_idx:

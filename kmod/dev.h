@@ -31,7 +31,8 @@ struct ft_dev {
 	char driver[MODULE_NAME_LEN];
 
 	spinlock_t lock;		/* index and retired list writers */
-	struct list_head retired;	/* destroyed QPs, oldest first, RCU */
+	struct ft_qp __rcu *retired;	/* destroyed QPs, oldest first, RCU */
+	struct ft_qp __rcu **retired_tail;	/* where the next one goes */
 	u32 nr_live;
 	u32 nr_retired;
 	u32 nr_leaves;			/* index pages allocated */
@@ -52,6 +53,17 @@ struct ft_dev *ft_dev_find(u32 index, const char *name);
 struct ft_dev *ft_dev_get(u32 index, const char *name, bool next);
 void ft_dev_put(struct ft_dev *dev);
 void ft_dev_totals(const struct ft_dev *dev, struct ft_dev_pcpu *sum);
+
+/* Walk the retired entries of a device.  Context: RCU read side. */
+static inline struct ft_qp *ft_retired_first(const struct ft_dev *dev)
+{
+	return rcu_dereference(dev->retired);
+}
+
+static inline struct ft_qp *ft_retired_next(const struct ft_qp *qp)
+{
+	return rcu_dereference(qp->next_retired);
+}
 
 static inline struct ft_dev *ft_dev_of(const struct ib_device *ibdev)
 {

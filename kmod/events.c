@@ -60,11 +60,10 @@ static bool ev_kind_per_qp_limited(unsigned int kind)
 	}
 }
 
-static void ev_fill(struct ft_event *e, struct ft_qp *qp, unsigned int kind,
-		    u64 count, u64 suppressed)
+static void ev_fill(struct ft_event *e, const struct ft_dev *dev,
+		    const struct ft_qp *qp, unsigned int kind, u64 count,
+		    u64 suppressed)
 {
-	struct ft_dev *dev = qp->dev;
-
 	e->time = ktime_get_ns();
 	e->kind = kind;
 	e->count = count;
@@ -83,7 +82,8 @@ static void ev_fill(struct ft_event *e, struct ft_qp *qp, unsigned int kind,
 		ft_snap_take(qp, &e->snap);
 }
 
-static void ev_queue(struct ft_qp *qp, unsigned int kind, u64 count)
+static void ev_queue(const struct ft_dev *dev, struct ft_qp *qp,
+		     unsigned int kind, u64 count)
 {
 	unsigned long flags, now = jiffies;
 	unsigned int next;
@@ -124,7 +124,7 @@ static void ev_queue(struct ft_qp *qp, unsigned int kind, u64 count)
 		/* 0 means "never": keep a real jiffy value away from it */
 		WRITE_ONCE(qp->ev_last, (u32)now ?: 1);
 	}
-	ev_fill(&ring[ring_head], qp, kind, count, suppressed);
+	ev_fill(&ring[ring_head], dev, qp, kind, count, suppressed);
 	ring_head = next;
 	spin_unlock_irqrestore(&ring_lock, flags);
 	mod_delayed_work(system_wq, &ev_work, 0);
@@ -132,10 +132,11 @@ static void ev_queue(struct ft_qp *qp, unsigned int kind, u64 count)
 
 /**
  * ft_event_qp() - report a lifecycle or timer event of @qp
+ * @dev: its device
  * @qp: the entry
  * @kind: enum fabtrace_event_kind
  */
-void ft_event_qp(struct ft_qp *qp, unsigned int kind)
+void ft_event_qp(const struct ft_dev *dev, struct ft_qp *qp, unsigned int kind)
 {
 	u64 count = 0;
 
@@ -153,18 +154,19 @@ void ft_event_qp(struct ft_qp *qp, unsigned int kind)
 		count = atomic64_read(&qp->cong.errors);
 		break;
 	}
-	ev_queue(qp, kind, count);
+	ev_queue(dev, qp, kind, count);
 }
 
 /**
  * ft_event_note() - stamp the congestion signals a packet carried
+ * @dev: its device
  * @qp: the entry
  * @ev: FT_EV_* mask from ft_acct_tx() or ft_acct_rx()
  *
  * The first signal of a kind after ft_ev_quiet_ms without one is an onset,
  * and becomes an event.
  */
-void ft_event_note(struct ft_qp *qp, unsigned int ev)
+void ft_event_note(const struct ft_dev *dev, struct ft_qp *qp, unsigned int ev)
 {
 	static const struct {
 		unsigned int ev, last, kind;
@@ -190,18 +192,18 @@ void ft_event_note(struct ft_qp *qp, unsigned int ev)
 			count = atomic64_read(&qp->cong.rx_ce);
 			break;
 		case FT_EV_CNP:
-			count = atomic64_read(&qp->dir_rx.cls[FT_CLS_CNP]) +
-				atomic64_read(&qp->dir_tx.cls[FT_CLS_CNP]);
+			count = atomic64_read(&qp->dir_rx.pkts[FT_CLS_CNP]) +
+				atomic64_read(&qp->dir_tx.pkts[FT_CLS_CNP]);
 			break;
 		case FT_EV_NAK:
-			count = atomic64_read(&qp->dir_rx.cls[FT_CLS_NAK]) +
-				atomic64_read(&qp->dir_tx.cls[FT_CLS_NAK]);
+			count = ft_dir_naks(&qp->dir_rx) +
+				ft_dir_naks(&qp->dir_tx);
 			break;
 		default:
 			count = atomic64_read(&qp->cong.retrans);
 			break;
 		}
-		ev_queue(qp, map[i].kind, count);
+		ev_queue(dev, qp, map[i].kind, count);
 	}
 }
 
@@ -266,14 +268,13 @@ void ft_events_bench(unsigned int n, u64 *withheld_ns, u64 *sent_ns)
 	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
 	if (!qp)
 		return;
-	qp->dev = &bench_dev;
 	strscpy(qp->comm, "bench", sizeof(qp->comm));
 
 	/* a congestion event of a QP that just had one: withheld */
 	WRITE_ONCE(qp->ev_last, (u32)jiffies ?: 1);
 	t0 = ktime_get_ns();
 	for (i = 0; i < n; i++)
-		ev_queue(qp, FABTRACE_EVENT_KIND_TIMEOUT, i);
+		ev_queue(&bench_dev, qp, FABTRACE_EVENT_KIND_TIMEOUT, i);
 	*withheld_ns = div_u64(ktime_get_ns() - t0, n);
 
 	/*
@@ -289,7 +290,7 @@ void ft_events_bench(unsigned int n, u64 *withheld_ns, u64 *sent_ns)
 		win_count = 0;
 		spin_unlock_irq(&ring_lock);
 		for (; i < end; i++)
-			ev_queue(qp, FABTRACE_EVENT_KIND_QP_CREATE, i);
+			ev_queue(&bench_dev, qp, FABTRACE_EVENT_KIND_QP_CREATE, i);
 		flush_delayed_work(&ev_work);
 	}
 	*sent_ns = div_u64(ktime_get_ns() - t0, n);

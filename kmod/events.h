@@ -42,8 +42,10 @@ extern unsigned int ft_ev_quiet_ms;
 int ft_events_init(void);
 void ft_events_exit(void);
 
-void ft_event_qp(struct ft_qp *qp, unsigned int kind);
-void ft_event_note(struct ft_qp *qp, unsigned int ev);
+struct ft_dev;
+
+void ft_event_qp(const struct ft_dev *dev, struct ft_qp *qp, unsigned int kind);
+void ft_event_note(const struct ft_dev *dev, struct ft_qp *qp, unsigned int ev);
 void ft_events_bench(unsigned int n, u64 *withheld_ns, u64 *sent_ns);
 
 #endif /* _FABTRACE_EVENTS_H */

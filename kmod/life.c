@@ -15,12 +15,11 @@
 #include "life.h"
 #include "qp.h"
 
-/* Find the live entry of an ib_qp.  Context: RCU read side. */
-static struct ft_qp *entry_of(const struct ib_qp *ibqp)
+/* Find the live entry of an ib_qp, and its device.  Context: RCU read side. */
+static struct ft_qp *entry_of(const struct ib_qp *ibqp, struct ft_dev **devp)
 {
-	struct ft_dev *dev = ft_dev_of(ibqp->device);
-
-	return dev ? ft_qp_of(dev, ibqp) : NULL;
+	*devp = ft_dev_of(ibqp->device);
+	return *devp ? ft_qp_of(*devp, ibqp) : NULL;
 }
 
 /* --- timers -------------------------------------------------------------- */
@@ -59,26 +58,28 @@ void ft_life_rxe_gone(void)
 	WRITE_ONCE(rnr_off, -1);
 }
 
-static struct ft_qp *entry_of_timer(const void *timer, long off)
+static struct ft_qp *entry_of_timer(const void *timer, long off,
+				    struct ft_dev **devp)
 {
 	if (off < 0)
 		return NULL;
-	return entry_of((const struct ib_qp *)(timer - off));
+	return entry_of((const struct ib_qp *)(timer - off), devp);
 }
 
 /* retransmit_timer(struct timer_list *t) */
 void notrace ft_life_retrans_timer(unsigned long ip, unsigned long parent_ip,
 				   struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
+	struct ft_dev *dev;
 	struct ft_qp *qp;
 
 	rcu_read_lock();
-	qp = entry_of_timer((void *)ft_arg(fregs, 0), READ_ONCE(retrans_off));
+	qp = entry_of_timer((void *)ft_arg(fregs, 0), READ_ONCE(retrans_off), &dev);
 	/* rxe lets its timer run out when all is acknowledged: not a timeout */
 	if (qp && ft_acct_outstanding(qp)) {
 		atomic64_inc(&qp->cong.timeouts);
 		WRITE_ONCE(qp->cong.last[FT_LAST_TIMEOUT], ktime_get_ns());
-		ft_event_qp(qp, FABTRACE_EVENT_KIND_TIMEOUT);
+		ft_event_qp(dev, qp, FABTRACE_EVENT_KIND_TIMEOUT);
 	}
 	rcu_read_unlock();
 }
@@ -87,14 +88,15 @@ void notrace ft_life_retrans_timer(unsigned long ip, unsigned long parent_ip,
 void notrace ft_life_rnr_timer(unsigned long ip, unsigned long parent_ip,
 			       struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
+	struct ft_dev *dev;
 	struct ft_qp *qp;
 
 	rcu_read_lock();
-	qp = entry_of_timer((void *)ft_arg(fregs, 0), READ_ONCE(rnr_off));
+	qp = entry_of_timer((void *)ft_arg(fregs, 0), READ_ONCE(rnr_off), &dev);
 	if (qp) {
 		atomic64_inc(&qp->cong.rnr_timeouts);
 		WRITE_ONCE(qp->cong.last[FT_LAST_RNR_TIMEOUT], ktime_get_ns());
-		ft_event_qp(qp, FABTRACE_EVENT_KIND_RNR_TIMEOUT);
+		ft_event_qp(dev, qp, FABTRACE_EVENT_KIND_RNR_TIMEOUT);
 	}
 	rcu_read_unlock();
 }
@@ -142,25 +144,26 @@ void notrace ft_life_del(unsigned long ip, unsigned long parent_ip,
 
 /* --- state --------------------------------------------------------------- */
 
-static void entered_error(struct ft_qp *qp)
+static void entered_error(const struct ft_dev *dev, struct ft_qp *qp)
 {
 	if (xchg(&qp->state, IB_QPS_ERR) == IB_QPS_ERR)
 		return;
 	atomic64_inc(&qp->cong.errors);
-	ft_event_qp(qp, FABTRACE_EVENT_KIND_QP_ERROR);
+	ft_event_qp(dev, qp, FABTRACE_EVENT_KIND_QP_ERROR);
 }
 
 /* rxe_qp_error(qp): rxe moves a QP to the error state on its own. */
 void notrace ft_life_qp_error(unsigned long ip, unsigned long parent_ip,
 			      struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
+	struct ft_dev *dev;
 	struct ft_qp *qp;
 
 	rcu_read_lock();
 	/* struct rxe_qp begins with its struct ib_qp */
-	qp = entry_of((const struct ib_qp *)ft_arg(fregs, 0));
+	qp = entry_of((const struct ib_qp *)ft_arg(fregs, 0), &dev);
 	if (qp)
-		entered_error(qp);
+		entered_error(dev, qp);
 	rcu_read_unlock();
 }
 
@@ -186,7 +189,8 @@ int ft_life_modify_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
-static void modified(struct ft_qp *qp, const struct ib_qp_attr *attr, int mask)
+static void modified(const struct ft_dev *dev, struct ft_qp *qp,
+		     const struct ib_qp_attr *attr, int mask)
 {
 	if (mask & IB_QP_PORT)
 		WRITE_ONCE(qp->port, attr->port_num);
@@ -218,7 +222,7 @@ static void modified(struct ft_qp *qp, const struct ib_qp_attr *attr, int mask)
 	}
 	if (mask & IB_QP_STATE) {
 		if (attr->qp_state == IB_QPS_ERR) {
-			entered_error(qp);
+			entered_error(dev, qp);
 			return;
 		}
 		if (attr->qp_state == IB_QPS_RESET) {
@@ -234,14 +238,15 @@ static void modified(struct ft_qp *qp, const struct ib_qp_attr *attr, int mask)
 int ft_life_modify_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct modify_args *a = (struct modify_args *)ri->data;
+	struct ft_dev *dev;
 	struct ft_qp *qp;
 
 	if (regs_return_value(regs))
 		return 0;
 	rcu_read_lock();
-	qp = entry_of(a->qp->real_qp);
+	qp = entry_of(a->qp->real_qp, &dev);
 	if (qp)
-		modified(qp, a->attr, a->mask);
+		modified(dev, qp, a->attr, a->mask);
 	rcu_read_unlock();
 	return 0;
 }
@@ -274,11 +279,11 @@ void notrace ft_life_cq_post(unsigned long ip, unsigned long parent_ip,
 		dev = ft_dev_of(cq->device);
 		qp = dev ? ft_qpidx_find(dev->idx, uwc->qp_num) : NULL;
 	} else {
-		qp = wc->qp ? entry_of(wc->qp) : NULL;
+		qp = wc->qp ? entry_of(wc->qp, &dev) : NULL;
 	}
 	if (qp) {
 		atomic64_inc(&qp->cong.retry_exh);
-		ft_event_qp(qp, FABTRACE_EVENT_KIND_RETRY_EXHAUSTED);
+		ft_event_qp(dev, qp, FABTRACE_EVENT_KIND_RETRY_EXHAUSTED);
 	}
 	rcu_read_unlock();
 }

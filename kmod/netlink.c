@@ -33,6 +33,11 @@ static int put_u64(struct sk_buff *skb, int type, u64 val, int pad)
 static int put_traffic(struct sk_buff *skb, int type, u64 bytes,
 		       const u64 *cls)
 {
+	/* the class of each attribute, in the UAPI's order */
+	static const u8 attr_cls[FT_CLS_MAX] = {
+		FT_CLS_SEND, FT_CLS_WRITE, FT_CLS_READ_REQ, FT_CLS_READ_RESP,
+		FT_CLS_ATOMIC, FT_CLS_ACK, FT_CLS_NAK, FT_CLS_CNP, FT_CLS_OTHER,
+	};
 	struct nlattr *nest;
 	unsigned int i;
 	u64 packets = 0;
@@ -45,9 +50,8 @@ static int put_traffic(struct sk_buff *skb, int type, u64 bytes,
 	if (put_u64(skb, FABTRACE_A_TRAFFIC_PACKETS, packets, FABTRACE_A_TRAFFIC_PAD) ||
 	    put_u64(skb, FABTRACE_A_TRAFFIC_BYTES, bytes, FABTRACE_A_TRAFFIC_PAD))
 		goto err_cancel;
-	/* The class attributes follow the enum ft_cls order. */
 	for (i = 0; i < FT_CLS_MAX; i++)
-		if (put_u64(skb, FABTRACE_A_TRAFFIC_SEND + i, cls[i],
+		if (put_u64(skb, FABTRACE_A_TRAFFIC_SEND + i, cls[attr_cls[i]],
 			    FABTRACE_A_TRAFFIC_PAD))
 			goto err_cancel;
 	nla_nest_end(skb, nest);
@@ -353,12 +357,12 @@ static void dev_name_copy(struct ft_dev *dev, char *name)
 }
 
 /* Fill one QP; @cb is the dump's, to flag it interrupted, or NULL. */
-static int qp_fill(struct sk_buff *skb, const struct ft_qp *qp,
-		   const char *dev_name, struct pid_namespace *ns, u32 portid,
-		   u32 seq, struct netlink_callback *cb)
+static int qp_fill(struct sk_buff *skb, const struct ft_dev *dev,
+		   const struct ft_qp *qp, const char *dev_name,
+		   struct pid_namespace *ns, u32 portid, u32 seq,
+		   struct netlink_callback *cb)
 {
 	static const u8 zero[16];
-	struct ft_dev *dev = qp->dev;
 	struct ft_snap snap, *s = &snap;
 	u32 qflags = qp_flags(qp);
 	void *hdr;
@@ -442,7 +446,7 @@ static struct ft_qp *qp_lookup(struct ft_dev *dev, u32 qpn)
 	found = ft_qpidx_find(dev->idx, qpn);
 	if (found)
 		return found;
-	list_for_each_entry_rcu(qp, &dev->retired, retired)
+	for (qp = ft_retired_first(dev); qp; qp = ft_retired_next(qp))
 		if (qp->qpn == qpn)
 			found = qp;
 	return found;
@@ -491,7 +495,7 @@ int fabtrace_nl_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 	rcu_read_lock();
 	qp = qp_lookup(dev, nla_get_u32(tb[FABTRACE_A_QP_QPN]));
 	if (qp && qp_visible(qp, ns))
-		err = qp_fill(msg, qp, name, ns, info->snd_portid,
+		err = qp_fill(msg, dev, qp, name, ns, info->snd_portid,
 			      info->snd_seq, NULL);
 	else
 		err = -ENOENT;
@@ -550,7 +554,7 @@ static int qp_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 			qp = rcu_dereference(leaf->slot[qpn & (FT_LEAF_SIZE - 1)]);
 			if (!qp || !qp_match(qp, f))
 				continue;
-			err = qp_fill(skb, qp, name, f->ns, portid, seq, cb);
+			err = qp_fill(skb, dev, qp, name, f->ns, portid, seq, cb);
 			if (err)
 				break;
 		}
@@ -560,10 +564,10 @@ static int qp_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 		ctx->phase = 1;
 		ctx->retired = 0;
 	}
-	list_for_each_entry_rcu(qp, &dev->retired, retired) {
+	for (qp = ft_retired_first(dev); qp; qp = ft_retired_next(qp)) {
 		if (n++ < ctx->retired || !qp_match(qp, f))
 			continue;
-		err = qp_fill(skb, qp, name, f->ns, portid, seq, cb);
+		err = qp_fill(skb, dev, qp, name, f->ns, portid, seq, cb);
 		if (err) {
 			n--;
 			break;
@@ -658,7 +662,7 @@ static void reset_dev(struct ft_dev *dev, const u32 *qpn)
 		if (qp)
 			ft_qp_reset(qp);
 	}
-	list_for_each_entry_rcu(qp, &dev->retired, retired)
+	for (qp = ft_retired_first(dev); qp; qp = ft_retired_next(qp))
 		if (!qpn || qp->qpn == *qpn)
 			ft_qp_reset(qp);
 	rcu_read_unlock();
@@ -898,7 +902,7 @@ int ft_nl_init(void)
 	BUILD_BUG_ON(FT_QP_DISCOVERED != FABTRACE_QP_FLAGS_DISCOVERED);
 	BUILD_BUG_ON(FT_QP_CONGESTED != FABTRACE_QP_FLAGS_CONGESTED);
 	BUILD_BUG_ON(FABTRACE_A_TRAFFIC_OTHER - FABTRACE_A_TRAFFIC_SEND !=
-		     FT_CLS_OTHER - FT_CLS_SEND);
+		     FT_CLS_MAX - 1);
 	BUILD_BUG_ON(FABTRACE_A_NAK_OTHER - FABTRACE_A_NAK_PSN_SEQ !=
 		     FT_NAK_MAX - 1);
 	BUILD_BUG_ON(FABTRACE_A_CONG_ERRORS - FABTRACE_A_CONG_RETRANSMITS != 6);

@@ -72,7 +72,7 @@ static void fill_owner(struct ft_qp *qp, struct ib_qp *ibqp)
 	}
 }
 
-static struct ft_qp *qp_alloc(struct ft_dev *dev, struct ib_qp *ibqp, gfp_t gfp)
+static struct ft_qp *qp_alloc(struct ib_qp *ibqp, gfp_t gfp)
 {
 	struct ft_qp *qp;
 
@@ -87,7 +87,6 @@ static struct ft_qp *qp_alloc(struct ft_dev *dev, struct ib_qp *ibqp, gfp_t gfp)
 		atomic64_inc(&ft_qp_stats.alloc_fail);
 		return NULL;
 	}
-	qp->dev = dev;
 	qp->ibqp = ibqp;
 	qp->qpn = ibqp->qp_num;
 	qp->type = ibqp->qp_type;
@@ -95,7 +94,6 @@ static struct ft_qp *qp_alloc(struct ft_dev *dev, struct ib_qp *ibqp, gfp_t gfp)
 		qp->flags |= FT_QP_PSN;
 	qp->port = ibqp->port;
 	qp->ctime = ktime_get_ns();
-	INIT_LIST_HEAD(&qp->retired);
 	fill_owner(qp, ibqp);
 	return qp;
 }
@@ -114,7 +112,9 @@ static void retire_locked(struct ft_dev *dev, struct ft_qp __rcu **slot,
 	rcu_assign_pointer(*slot, NULL);
 	qp->dtime = ktime_get_ns();
 	WRITE_ONCE(qp->flags, qp->flags | FT_QP_DESTROYED);
-	list_add_tail_rcu(&qp->retired, &dev->retired);
+	/* appended in destroy order: the list stays oldest first */
+	rcu_assign_pointer(*dev->retired_tail, qp);
+	dev->retired_tail = &qp->next_retired;
 	dev->nr_live--;
 	dev->nr_retired++;
 	atomic_inc(&ft_qp_stats.retained);
@@ -160,10 +160,10 @@ static bool qp_insert(struct ft_dev *dev, struct ft_qp *qp, gfp_t gfp)
  */
 void ft_qp_created(struct ft_dev *dev, struct ib_qp *ibqp)
 {
-	struct ft_qp *qp = qp_alloc(dev, ibqp, GFP_ATOMIC);
+	struct ft_qp *qp = qp_alloc(ibqp, GFP_ATOMIC);
 
 	if (qp && qp_insert(dev, qp, GFP_ATOMIC))
-		ft_event_qp(qp, FABTRACE_EVENT_KIND_QP_CREATE);
+		ft_event_qp(dev, qp, FABTRACE_EVENT_KIND_QP_CREATE);
 }
 
 /**
@@ -208,7 +208,7 @@ void ft_qp_destroyed(struct ft_dev *dev, struct ib_qp *ibqp)
 
 	if (!qp)
 		return;
-	ft_event_qp(qp, FABTRACE_EVENT_KIND_QP_DESTROY);
+	ft_event_qp(dev, qp, FABTRACE_EVENT_KIND_QP_DESTROY);
 	if (!delayed_work_pending(&retire_work))
 		mod_delayed_work(system_wq, &retire_work,
 				 msecs_to_jiffies(READ_ONCE(ft_retain_ms)));
@@ -237,7 +237,7 @@ static void discover_one(struct ft_dev *dev, struct ib_qp *ibqp)
 	if (qp)
 		return;
 
-	qp = qp_alloc(dev, ibqp, GFP_KERNEL);
+	qp = qp_alloc(ibqp, GFP_KERNEL);
 	if (!qp)
 		return;
 	qp->flags |= FT_QP_DISCOVERED;
@@ -293,7 +293,7 @@ void ft_qp_discover(struct ft_dev *dev)
 /* Free what retained entries have outlived retain_ms; reschedule. */
 static void retire_work_fn(struct work_struct *work)
 {
-	struct ft_qp *batch[64], *qp, *tmp;
+	struct ft_qp *batch[64], *qp, *rest;
 	u64 now, keep, next = 0;
 	struct ft_dev *dev;
 	unsigned int i, n;
@@ -305,7 +305,8 @@ again:
 	mutex_lock(&ft_devs_lock);
 	list_for_each_entry(dev, &ft_devs, list) {
 		spin_lock(&dev->lock);
-		list_for_each_entry_safe(qp, tmp, &dev->retired, retired) {
+		while ((qp = rcu_dereference_protected(dev->retired,
+						       lockdep_is_held(&dev->lock)))) {
 			if (qp->dtime + keep > now) {
 				if (!next || qp->dtime + keep < next)
 					next = qp->dtime + keep;
@@ -313,7 +314,12 @@ again:
 			}
 			if (n == ARRAY_SIZE(batch))
 				break;
-			list_del_rcu(&qp->retired);
+			/* readers on @qp go on to the rest of the list */
+			rest = rcu_dereference_protected(qp->next_retired,
+							 lockdep_is_held(&dev->lock));
+			rcu_assign_pointer(dev->retired, rest);
+			if (!rest)
+				dev->retired_tail = &dev->retired;
 			dev->nr_retired--;
 			batch[n++] = qp;
 		}
@@ -344,11 +350,12 @@ again:
  */
 void ft_qp_free_all(struct ft_dev *dev)
 {
-	struct ft_qp *qp, *tmp;
+	struct ft_qp *qp, *next;
 	struct ft_leaf *leaf;
 	unsigned int i, j;
 
-	list_for_each_entry_safe(qp, tmp, &dev->retired, retired) {
+	for (qp = rcu_dereference_protected(dev->retired, true); qp; qp = next) {
+		next = rcu_dereference_protected(qp->next_retired, true);
 		atomic_dec(&ft_qp_stats.retained);
 		qp_free(qp);
 	}
@@ -378,7 +385,7 @@ void ft_qp_reset(struct ft_qp *qp)
 
 	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
 		atomic64_set(&dirs[i]->bytes, 0);
-		for (c = dirs[i]->cls; c < dirs[i]->cls + FT_CLS_MAX; c++)
+		for (c = dirs[i]->pkts; c < dirs[i]->pkts + FT_SLOT_MAX; c++)
 			atomic64_set(c, 0);
 	}
 	for (c = &qp->cong.rx_ect; c <= &qp->cong.errors; c++)
@@ -390,26 +397,18 @@ void ft_qp_reset(struct ft_qp *qp)
 /* Did @qp see any congestion signal (the "congested" flag)? */
 bool ft_qp_congested(const struct ft_qp *qp)
 {
-	const atomic64_t *c;
-	unsigned int i;
-
-	if (atomic64_read(&qp->cong.rx_ce) ||
-	    atomic64_read(&qp->cong.retrans) ||
-	    atomic64_read(&qp->dir_tx.cls[FT_CLS_CNP]) ||
-	    atomic64_read(&qp->dir_rx.cls[FT_CLS_CNP]))
-		return true;
-	for (i = 0; i < 2; i++)
-		for (c = qp->cong.nak[i]; c < qp->cong.nak[i] + FT_NAK_MAX; c++)
-			if (atomic64_read(c))
-				return true;
-	return false;
+	return atomic64_read(&qp->cong.rx_ce) ||
+	       atomic64_read(&qp->cong.retrans) ||
+	       atomic64_read(&qp->dir_tx.pkts[FT_CLS_CNP]) ||
+	       atomic64_read(&qp->dir_rx.pkts[FT_CLS_CNP]) ||
+	       ft_dir_naks(&qp->dir_tx) || ft_dir_naks(&qp->dir_rx);
 }
 
 int ft_qp_init(void)
 {
 	BUILD_BUG_ON(offsetof(struct ft_cong, errors) -
-		     offsetof(struct ft_cong, rx_ect) !=
-		     (2 + 2 * FT_NAK_MAX + 6) * sizeof(atomic64_t));
+		     offsetof(struct ft_cong, rx_ect) != 8 * sizeof(atomic64_t));
+	BUILD_BUG_ON(sizeof(struct ft_qp) > FT_QP_SIZE_MAX);
 	ft_qp_cache = KMEM_CACHE(ft_qp, 0);
 	if (!ft_qp_cache)
 		return -ENOMEM;

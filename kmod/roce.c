@@ -133,11 +133,12 @@ const struct ft_op ft_ops[256] = {
 };
 
 /*
- * What an ACK's AETH syndrome says: 0 for an ACK, FT_AETH_NAK | enum ft_nak
- * for a NAK.  Bits 7-5: 000 ACK, 001 RNR NAK, 011 NAK with a code in bits
- * 4-0, others reserved (counted as "other" NAKs).
+ * What an ACK's AETH syndrome says: 0 for an ACK; for a NAK, FT_AETH_NAK
+ * and the offset of the NAK's counter slot from FT_CLS_ACK.  Bits 7-5:
+ * 000 ACK, 001 RNR NAK, 011 NAK with a code in bits 4-0, others reserved
+ * (counted as "other" NAKs).
  */
-#define NAK(n)	(FT_AETH_NAK | (n))
+#define NAK(n)	(FT_AETH_NAK | (FT_CLS_NAK - FT_CLS_ACK + (n)))
 
 const u8 ft_aeth[256] = {
 	[0x00 ... 0x1f] = 0,
@@ -150,13 +151,3 @@ const u8 ft_aeth[256] = {
 	[0x64 ... 0x7f] = NAK(FT_NAK_OTHER),
 	[0x80 ... 0xff] = NAK(FT_NAK_OTHER),
 };
-
-const char *ft_cls_name(unsigned int cls)
-{
-	static const char * const names[FT_CLS_MAX] = {
-		"send", "write", "read-req", "read-resp", "atomic",
-		"ack", "nak", "cnp", "other",
-	};
-
-	return cls < FT_CLS_MAX ? names[cls] : "?";
-}

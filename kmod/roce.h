@@ -17,17 +17,22 @@
  */
 #define FT_HDR_MAX		128
 
-/* Opcode classes, as the counter contract names them. */
+/*
+ * Opcode classes, as the counter contract names them.  NAK comes last and
+ * right after ACK: the parser finds ACK + (is a NAK), and a packet's
+ * counter slot is its class for every class but NAK, whose syndromes take
+ * the slots from FT_CLS_NAK on.
+ */
 enum ft_cls {
 	FT_CLS_SEND,
 	FT_CLS_WRITE,
 	FT_CLS_READ_REQ,
 	FT_CLS_READ_RESP,
 	FT_CLS_ATOMIC,
-	FT_CLS_ACK,
-	FT_CLS_NAK,
 	FT_CLS_CNP,
 	FT_CLS_OTHER,
+	FT_CLS_ACK,
+	FT_CLS_NAK,
 	FT_CLS_MAX
 };
 
@@ -41,6 +46,9 @@ enum ft_nak {
 	FT_NAK_OTHER,
 	FT_NAK_MAX
 };
+
+/* Counter slots per direction: the classes, the NAK class by syndrome. */
+#define FT_SLOT_MAX	(FT_CLS_NAK + FT_NAK_MAX)
 
 /* ft_pkt.flags: what the accounting branches on, found once by the parse */
 #define FT_PKT_REQ	0x01	/* a request: its PSN is the requester's */
@@ -61,10 +69,16 @@ struct ft_pkt {
 	u32 payload;	/* payload bytes: no headers, pad or ICRC */
 	u8 opcode;	/* BTH opcode */
 	u8 cls;		/* enum ft_cls */
-	u8 nak;		/* enum ft_nak, when cls is FT_CLS_NAK */
+	u8 slot;	/* counter: cls, for a NAK FT_CLS_NAK + enum ft_nak */
 	u8 flags;	/* FT_PKT_* */
 	u8 tclass;	/* IPv4 TOS or IPv6 traffic class: DSCP << 2 | ECN */
 };
+
+/* The syndrome of a NAK (pkt->cls == FT_CLS_NAK): enum ft_nak. */
+static inline unsigned int ft_pkt_nak(const struct ft_pkt *pkt)
+{
+	return pkt->slot - FT_CLS_NAK;
+}
 
 /* Parse failures, counted as malformed packets. */
 enum ft_parse_err {
@@ -97,8 +111,8 @@ struct ft_op {
 extern const struct ft_op ft_ops[256];
 
 /*
- * What an ACK's AETH syndrome says: 0 for an ACK, FT_AETH_NAK | enum ft_nak
- * for a NAK.
+ * What an ACK's AETH syndrome says: its counter slot less FT_CLS_ACK, and
+ * FT_AETH_NAK for a NAK.
  */
 #define FT_AETH_NAK	FT_PKT_NAK
 extern const u8 ft_aeth[256];
@@ -127,7 +141,7 @@ static __always_inline enum ft_parse_err ft_parse_udp(const u8 *ip, u32 iphl,
 	flags = op->flags;
 	pkt->flags |= flags & FT_OP_PKT;
 	pkt->cls = op->cls;
-	pkt->nak = 0;
+	pkt->slot = op->cls;
 
 	hdrs = 8 + FT_BTH_LEN + op->ext + FT_ICRC_LEN + ((w >> 20) & 3);
 	if (unlikely(udplen < hdrs))
@@ -136,6 +150,7 @@ static __always_inline enum ft_parse_err ft_parse_udp(const u8 *ip, u32 iphl,
 	if (unlikely(!(flags & FT_OP_VALID))) {
 		/* reserved or vendor opcodes: no payload is claimed for them */
 		pkt->cls = FT_CLS_OTHER;
+		pkt->slot = FT_CLS_OTHER;
 		pkt->payload = 0;
 	}
 
@@ -146,7 +161,7 @@ static __always_inline enum ft_parse_err ft_parse_udp(const u8 *ip, u32 iphl,
 			/* FT_CLS_NAK follows FT_CLS_ACK */
 			a = ft_aeth[bth[FT_BTH_LEN]];
 			pkt->cls = FT_CLS_ACK + (a >> 6);
-			pkt->nak = a & (FT_AETH_NAK - 1);
+			pkt->slot = FT_CLS_ACK + (a & (FT_AETH_NAK - 1));
 			pkt->flags |= a & FT_AETH_NAK;
 		}
 	}
@@ -222,7 +237,5 @@ static inline u32 ft_psn_add(u32 psn, u32 n)
 {
 	return (psn + n) & 0xffffff;
 }
-
-const char *ft_cls_name(unsigned int cls);
 
 #endif /* _FABTRACE_ROCE_H */

@@ -54,7 +54,7 @@ static __always_inline void tap(const struct ib_device *ibdev,
 
 	ev = dir == FT_TX ? ft_acct_tx(qp, &pkt) : ft_acct_rx(qp, &pkt);
 	if (unlikely(ev))
-		ft_event_note(qp, ev);
+		ft_event_note(dev, qp, ev);
 out:
 	rcu_read_unlock();
 }

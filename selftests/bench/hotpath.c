@@ -128,7 +128,7 @@ static inline __attribute__((always_inline)) void naive(const void *ibdev,
 			qp->rx_ce += (pkt.tclass & 3) == FT_ECN_CE;
 		}
 		if (pkt.cls == FT_CLS_NAK)
-			qp->nak[dir][pkt.nak]++;
+			qp->nak[dir][ft_pkt_nak(&pkt)]++;
 	}
 	pthread_mutex_unlock(&naive_lock);
 }

@@ -19,7 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ft_parse(data, avail, size, &p) != FT_PARSE_OK)
 		return 0;
 	/* What the kernel relies on, for every input the parser accepts */
-	if (p.cls >= FT_CLS_MAX || p.nak >= FT_NAK_MAX || p.payload > size ||
+	if (p.cls >= FT_CLS_MAX || p.slot >= FT_SLOT_MAX || p.payload > size ||
+	    (p.cls == FT_CLS_NAK ? p.slot < FT_CLS_NAK : p.slot != p.cls) ||
 	    p.qpn > 0xffffff || p.psn > 0xffffff)
 		abort();
 	ft_acct_tx(&qp, &p);

@@ -83,7 +83,7 @@ TEST(aeth_syndromes)
 		ASSERT_EQ(FT_PARSE_OK, parse(&t, &p));
 		EXPECT_EQ(want[i].cls, p.cls) TH_LOG("syndrome %#x", want[i].syn);
 		if (want[i].cls == FT_CLS_NAK)
-			EXPECT_EQ(want[i].nak, p.nak) TH_LOG("syndrome %#x", want[i].syn);
+			EXPECT_EQ(want[i].nak, ft_pkt_nak(&p)) TH_LOG("syndrome %#x", want[i].syn);
 		EXPECT_EQ(0, p.payload);
 	}
 	/* a read response's AETH never makes it a NAK */
@@ -199,6 +199,48 @@ static unsigned int rx(struct ft_qp *qp, uint8_t op, uint32_t psn,
 	return ft_acct_rx(qp, &p);
 }
 
+/* NAKs of one direction and syndrome, as replies report them */
+static u64 naks(const struct ft_qp *qp, unsigned int dir, unsigned int nak)
+{
+	struct ft_snap s;
+
+	ft_snap_take(qp, &s);
+	return s.nak[dir][nak];
+}
+
+TEST(a_nak_counts_once_in_its_syndrome_and_class)
+{
+	static const struct {
+		uint8_t syn, nak;
+	} naks_sent[] = {
+		{ 0x60, FT_NAK_PSN_SEQ }, { 0x21, FT_NAK_RNR },
+		{ 0x60, FT_NAK_PSN_SEQ }, { 0x63, FT_NAK_REM_OP },
+		{ 0x7f, FT_NAK_OTHER },
+	};
+	struct ft_qp *qp = new_qp();
+	struct ft_snap s;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(naks_sent); i++)
+		EXPECT_EQ(FT_EV_NAK, tx(qp, 0x11, 7, naks_sent[i].syn, 0));
+	EXPECT_EQ(0, tx(qp, 0x11, 8, 0x00, 0));		/* an ACK */
+	EXPECT_EQ(0, tx(qp, 0x0a, 9, 0, 100));
+	ft_snap_take(qp, &s);
+	EXPECT_EQ(ARRAY_SIZE(naks_sent), s.cls[FT_TX][FT_CLS_NAK]);
+	EXPECT_EQ(1, s.cls[FT_TX][FT_CLS_ACK]);
+	EXPECT_EQ(1, s.cls[FT_TX][FT_CLS_WRITE]);
+	EXPECT_EQ(2, s.nak[FT_TX][FT_NAK_PSN_SEQ]);
+	EXPECT_EQ(1, s.nak[FT_TX][FT_NAK_RNR]);
+	EXPECT_EQ(0, s.nak[FT_TX][FT_NAK_REM_ACCESS]);
+	EXPECT_EQ(0, s.nak[FT_TX][FT_NAK_INV_REQ]);
+	EXPECT_EQ(1, s.nak[FT_TX][FT_NAK_REM_OP]);
+	EXPECT_EQ(1, s.nak[FT_TX][FT_NAK_OTHER]);
+	EXPECT_EQ(7, ft_snap_packets(&s, FT_TX));
+	EXPECT_EQ(7, ft_dir_packets(&qp->dir_tx));
+	EXPECT_EQ(0, ft_snap_packets(&s, FT_RX));
+	free(qp);
+}
+
 TEST(retransmits_across_the_psn_wrap)
 {
 	struct ft_qp *qp = new_qp();
@@ -211,7 +253,7 @@ TEST(retransmits_across_the_psn_wrap)
 	EXPECT_EQ(FT_EV_RETRANS, tx(qp, 0x0a, 1, 0, 100));
 	EXPECT_EQ(0, tx(qp, 0x0a, 2, 0, 100));
 	EXPECT_EQ(2, atomic64_read(&qp->cong.retrans));
-	EXPECT_EQ(7, atomic64_read(&qp->dir_tx.cls[FT_CLS_WRITE]));
+	EXPECT_EQ(7, atomic64_read(&qp->dir_tx.pkts[FT_CLS_WRITE]));
 	EXPECT_EQ(700, atomic64_read(&qp->dir_tx.bytes));
 	/* ACKs repeat PSNs by design and are no retransmissions */
 	EXPECT_EQ(0, tx(qp, 0x11, 1, 0, 0));
@@ -247,7 +289,7 @@ TEST(duplicates_out_of_sequence_and_nak_resync)
 	EXPECT_EQ(1, atomic64_read(&qp->cong.rx_dup));
 	/* the responder NAKs naming 7: that is the next in-order PSN */
 	EXPECT_EQ(FT_EV_NAK, tx(qp, 0x11, 7, 0x60, 0));
-	EXPECT_EQ(1, atomic64_read(&qp->cong.nak[FT_TX][FT_NAK_PSN_SEQ]));
+	EXPECT_EQ(1, naks(qp, FT_TX, FT_NAK_PSN_SEQ));
 	rx(qp, 0x0a, 7, 0, 0);
 	rx(qp, 0x0a, 8, 0, 0);
 	EXPECT_EQ(1, atomic64_read(&qp->cong.rx_oos));
@@ -256,7 +298,7 @@ TEST(duplicates_out_of_sequence_and_nak_resync)
 	EXPECT_EQ(FT_EV_NAK, tx(qp, 0x11, 8, 0x21, 0));
 	rx(qp, 0x0a, 8, 0, 0);
 	EXPECT_EQ(1, atomic64_read(&qp->cong.rx_dup));
-	EXPECT_EQ(1, atomic64_read(&qp->cong.nak[FT_TX][FT_NAK_RNR]));
+	EXPECT_EQ(1, naks(qp, FT_TX, FT_NAK_RNR));
 	/* after a read request any later PSN is in order once */
 	rx(qp, 0x0c, 9, 0, 0);
 	rx(qp, 0x0a, 14, 0, 0);
@@ -275,8 +317,8 @@ TEST(congestion_signals_received)
 	EXPECT_EQ(FT_EV_NAK, rx(qp, 0x11, 3, 0x62, 0));
 	EXPECT_EQ(2, atomic64_read(&qp->cong.rx_ect));
 	EXPECT_EQ(1, atomic64_read(&qp->cong.rx_ce));
-	EXPECT_EQ(1, atomic64_read(&qp->dir_rx.cls[FT_CLS_CNP]));
-	EXPECT_EQ(1, atomic64_read(&qp->cong.nak[FT_RX][FT_NAK_REM_ACCESS]));
+	EXPECT_EQ(1, atomic64_read(&qp->dir_rx.pkts[FT_CLS_CNP]));
+	EXPECT_EQ(1, naks(qp, FT_RX, FT_NAK_REM_ACCESS));
 	EXPECT_EQ(4, ft_dir_packets(&qp->dir_rx));
 	free(qp);
 }
