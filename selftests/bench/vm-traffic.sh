@@ -73,19 +73,34 @@ stat() {
 			printf "%.3f %.1f\n", m, m ? 100 * (v[NR] - v[1]) / m : 0 }'
 }
 
+# paired COL: the median of each round's loaded / unloaded, and the range
+# of those ratios: a round's two runs are minutes apart, not a whole run
+paired() {
+	awk -v c="$1" '{ v[$1, $2] = $c; n = $2 > n ? $2 : n }
+		END { for (r = 1; r <= n; r++) print v["unloaded", r] ? v["loaded", r] / v["unloaded", r] : 0 }' \
+		"$raw" | sort -n |
+		awk '{ v[NR] = $1 } END {
+			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "%.3f %.3f-%.3f\n", m, v[1], v[NR] }'
+}
+
 {
 	echo ""
 	echo "== 2. traffic overhead: $rounds interleaved round(s) per state, kernel $FT_KVER"
-	printf '   %-22s %12s %8s %12s %8s %8s  %s\n' metric loaded spread unloaded spread ratio goal
+	printf '   %-14s %10s %7s %10s %7s %7s %8s %13s  %s\n' metric loaded spread unloaded spread \
+		ratio paired "paired range" goal
 	for m in "bw_MBps 4 >=0.99" "send_lat_us 6 <=1.02" "write_lat_us 8 <=1.02"; do
 		set -- $m
 		read -r lm ls < <(stat loaded "$2")
 		read -r um us < <(stat unloaded "$2")
-		printf '   %-22s %12s %7s%% %12s %7s%% %8s  %s\n' "$1" "$lm" "$ls" "$um" "$us" \
-			"$(awk -v a="$lm" -v b="$um" 'BEGIN { printf "%.3f", b ? a / b : 0 }')" "$3"
+		read -r pm pr < <(paired "$2")
+		printf '   %-14s %10s %6s%% %10s %6s%% %7s %8s %13s  %s\n' "$1" "$lm" "$ls" "$um" "$us" \
+			"$(awk -v a="$lm" -v b="$um" 'BEGIN { printf "%.3f", b ? a / b : 0 }')" \
+			"$pm" "$pr" "$3"
 	done
 	echo "   bw: ib_write_bw -s 65536 -n $bw_iters; lat: ib_{send,write}_lat -s 64 -n $lat_iters"
-	echo "   (typical latency; ratio = loaded / unloaded; spread = (max - min) / median)"
+	echo "   (typical latency; ratio = median loaded / median unloaded; spread = (max - min) / median;"
+	echo "    paired = median over rounds of that round's loaded / unloaded)"
 } | tee "$res"
 
 ktap_ok "ib_write_bw ran with and without fabtrace"
