@@ -421,25 +421,38 @@ def read_tsv(path):
     return rows
 
 
-def late_frames(n, tsv, self_ip):
-    """received frames for a QP of node n that was destroyed before they
+def payload(r, ext):
+    """frame r's payload: the UDP length less UDP header, BTH, the
+    extended headers (ext bytes), ICRC and pad"""
+    return r["udplen"] - 8 - 12 - ext - 4 - r["pad"]
+
+
+class Late:
+    """Received frames for a QP of a node that was destroyed before they
     arrived (a peer's retransmission racing the teardown): rxe drops them
-    uncounted, fabtrace counts them as unknown_rx.  Capture and destroy
-    time are both the node's real-time clock.  Returns {frame: qpn}, their
-    totals by class as the device counts them, and the same by QP."""
-    frames, tot, byqp = {}, {k: 0 for k in KEYS}, {}
-    for r in read_tsv(tsv) if tsv else []:
+    uncounted, fabtrace counts them as unknown_rx.  frames: {frame: qpn};
+    tot: their totals by class as the device counts them; byqp: the same
+    by QP.  Empty unless found by late_frames()."""
+    def __init__(self):
+        self.frames, self.tot, self.byqp = {}, {k: 0 for k in KEYS}, {}
+
+
+def late_frames(n, rows, self_ip):
+    """the Late frames of node n among the capture's rows; capture and
+    destroy time are both the node's real-time clock"""
+    late = Late()
+    for r in rows:
         e = n.qp.get(r["destqp"]) if r["dst"] == self_ip else None
         dt = e and e["q"].get("destroy_time")
         c = classify(r["op"], r["syn"]) if r["op"] is not None else None
         if not dt or r["ns"] is None or r["ns"] <= dt or c is None:
             continue
-        frames[r["frame"]] = r["destqp"]
-        for t in (tot, byqp.setdefault(r["destqp"], {k: 0 for k in KEYS})):
+        late.frames[r["frame"]] = r["destqp"]
+        for t in (late.tot, late.byqp.setdefault(r["destqp"], {k: 0 for k in KEYS})):
             t["packets"] += 1
             t[c[0]] += 1
-            t["bytes"] += r["udplen"] - 8 - 12 - c[1] - 4 - r["pad"]
-    return frames, tot, byqp
+            t["bytes"] += payload(r, c[1])
+    return late
 
 
 # --- fabtrace snapshots ---
@@ -557,7 +570,7 @@ class Results:
 
 def check_rdma(R, n, late=None):
     errs = []
-    lt = (late or ({}, {k: 0 for k in KEYS}))[1]
+    lt = (late or Late()).tot
     sent, rcvd = n.rxe("sent_pkts"), n.rxe("rcvd_pkts")
     qtx, qrx = n.total("tx", "packets"), n.total("rx", "packets")
     dtx, drx = n.dev("tx", "packets"), n.dev("rx", "packets")
@@ -597,14 +610,14 @@ def check_rdma(R, n, late=None):
 
 # --- module statistics ---
 
-def check_stats(R, nodes, late=None):
-    """late: packets of node A that arrived after their QP was destroyed"""
+def check_stats(R, nodes, unknown=None):
+    """unknown: by node name, the packets expected as unknown (late ones)"""
     errs = []
     parts = []
     for n in nodes:
         st = n.s1["stats"]
         for k in ("hook_missed", "malformed", "unknown", "overflow", "alloc_fail"):
-            want = late[1]["packets"] if late and k == "unknown" and n.name == "a" else 0
+            want = (unknown or {}).get(n.name, 0) if k == "unknown" else 0
             if st[k] != want:
                 errs.append("node %s: stats %s = %d, expected %d" % (n.name.upper(), k, st[k], want))
         parts.append("%s hook_missed %d malformed %d unknown %d overflow %d"
@@ -649,7 +662,7 @@ def check_peer(R, a, b, pairs, late=None):
     """late: what A received after the QP was destroyed, by QP and class"""
     errs = []
     tot = {"ab": 0, "ba": 0}
-    lq = (late or [{}, {}, {}])[2]
+    lq = (late or Late()).byqp
     for qa, qb in pairs:
         ea, eb = a.qp.get(qa), b.qp.get(qb)
         if not ea or not eb:
@@ -800,9 +813,9 @@ def check_meta(R, nodes, spec, samples):
 
 # --- oracle 4: the wire, as tshark decodes it ---
 
-def check_wire(R, a, b, spec, tsv, caperr, self_ip, late=None):
+def check_wire(R, a, b, spec, rows, caperr, self_ip, late=None):
     errs = []
-    lf = (late or [{}])[0]
+    lf = (late or Late()).frames
     lcap = {}
     st = open(caperr).read()
     m = {k: int(v) for v, k in re.findall(r"(\d+) packets? (captured|received by filter|dropped by kernel)", st)}
@@ -815,7 +828,7 @@ def check_wire(R, a, b, spec, tsv, caperr, self_ip, late=None):
     dup = {}
     sent = rcvd = 0
     unknown_ops = {}
-    for r in read_tsv(tsv):
+    for r in rows:
         if r["op"] is None:
             errs.append("frame %d not decoded as InfiniBand" % r["frame"])
             continue
@@ -848,7 +861,7 @@ def check_wire(R, a, b, spec, tsv, caperr, self_ip, late=None):
         t["packets"] += 1
         t[cls] += 1
         if ext is not None:
-            t["bytes"] += r["udplen"] - 8 - 12 - ext - 4 - r["pad"]
+            t["bytes"] += payload(r, ext)
         if cls == "nak":
             z[dr + "_nak"][nak_code(r["syn"])] += 1
         # RC PSNs: a request or read response sent that does not advance
@@ -914,10 +927,10 @@ CM_ATTRS = {0x10: "REQ", 0x11: "MRA", 0x12: "REJ", 0x13: "REP", 0x14: "RTU",
             0x15: "DREQ", 0x16: "DREP"}
 
 
-def check_gsi(R, a, b, tsv, self_ip):
+def check_gsi(R, a, b, rows, self_ip):
     """the CM MADs of the capture are exactly QP1's traffic"""
     errs = []
-    rows = [r for r in read_tsv(tsv) if r["destqp"] == 1]
+    rows = [r for r in rows if r["destqp"] == 1]
     out = [CM_ATTRS.get(r["attr"], hex(r["attr"] or 0)) for r in rows if r["src"] == self_ip]
     inc = [CM_ATTRS.get(r["attr"], hex(r["attr"] or 0)) for r in rows if r["dst"] == self_ip]
     for want, where, name in (("REQ", out, "A"), ("RTU", out, "A"), ("REP", inc, "B")):
@@ -964,13 +977,14 @@ def cmd_check(args):
     R = Results()
     R.add("snapshots", errs, "two nodes, before and after, valid JSON")
     table((a, b))
-    late = late_frames(a, args.tsv, args.self_ip)
-    if late[0]:
+    rows = read_tsv(args.tsv) if args.tsv else []
+    late = late_frames(a, rows, args.self_ip)
+    if late.frames:
         print("# A received %d packet(s) after their QP was destroyed: frames %s"
-              % (len(late[0]), ", ".join("%d (QP %d)" % kv for kv in sorted(late[0].items()))))
+              % (len(late.frames), ", ".join("%d (QP %d)" % kv for kv in sorted(late.frames.items()))))
     check_rdma(R, a, late)
     check_rdma(R, b)
-    check_stats(R, (a, b), late)
+    check_stats(R, (a, b), {"a": late.tot["packets"]})
     if "new" in spec:
         check_qpset(R, (a, b), spec)
     if "bytes" in spec:
@@ -987,9 +1001,9 @@ def cmd_check(args):
     if args.tsv:
         wspec = dict(spec)
         wspec["pairs"] = spec.get("pairs", []) + [[1, 1]]
-        check_wire(R, a, b, wspec, args.tsv, args.caperr, args.self_ip, late)
+        check_wire(R, a, b, wspec, rows, args.caperr, args.self_ip, late)
     if args.gsi:
-        check_gsi(R, a, b, args.tsv, args.self_ip)
+        check_gsi(R, a, b, rows, args.self_ip)
     R.write(args.out)
 
 
