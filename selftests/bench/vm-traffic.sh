@@ -65,12 +65,17 @@ for ((r = 1; r <= rounds; r++)); do
 	done
 done
 
-# median and spread of column COL for STATE
+# median: of the numbers on stdin, the median, the smallest and the largest
+median() {
+	sort -n | awk '{ v[NR] = $1 } END {
+		printf "%.17g %.17g %.17g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2,
+			v[1], v[NR] }'
+}
+
+# stat STATE COL: median and spread of column COL for STATE
 stat() {
-	awk -v s="$1" -v c="$2" '$1 == s { print $c }' "$raw" | sort -n |
-		awk '{ v[NR] = $1 } END {
-			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-			printf "%.3f %.1f\n", m, m ? 100 * (v[NR] - v[1]) / m : 0 }'
+	awk -v s="$1" -v c="$2" '$1 == s { print $c }' "$raw" | median |
+		awk '{ printf "%.3f %.1f\n", $1, $1 ? 100 * ($3 - $2) / $1 : 0 }'
 }
 
 # paired COL: the median of each round's loaded / unloaded, and the range
@@ -78,10 +83,7 @@ stat() {
 paired() {
 	awk -v c="$1" '{ v[$1, $2] = $c; n = $2 > n ? $2 : n }
 		END { for (r = 1; r <= n; r++) print v["unloaded", r] ? v["loaded", r] / v["unloaded", r] : 0 }' \
-		"$raw" | sort -n |
-		awk '{ v[NR] = $1 } END {
-			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-			printf "%.3f %.3f-%.3f\n", m, v[1], v[NR] }'
+		"$raw" | median | awk '{ printf "%.3f %.3f-%.3f\n", $1, $2, $3 }'
 }
 
 {
