@@ -79,7 +79,7 @@ run_rnr() {
 	cong_rxe peer "$O/rxe_b1.json"
 	cong_pcap_summary "$O/$name.pcap" >"$O/${name}_pcap.json"
 	log "tshark: $(jq -c .qp "$O/${name}_pcap.json")"
-	[ "$(cong_cap_lost "$name")" = 0 ] || { log "the capture missed packets"; rc=1; }
+	[ "$(cong_cap_dropped "$name")" = 0 ] || { log "the kernel dropped packets from the capture"; rc=1; }
 	return $rc
 }
 rx() { echo $(( $(cong_rxev "$O/rxe_$1"1.json "$2") - $(cong_rxev "$O/rxe_$1"0.json "$2") )); }
