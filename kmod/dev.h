@@ -70,4 +70,21 @@ static inline struct ft_dev *ft_dev_of(const struct ib_device *ibdev)
 	return ft_devmap_find(&ft_devmap, ibdev);
 }
 
+/**
+ * ft_qp_of() - the live entry of @ibqp
+ * @dev: its device
+ * @ibqp: the QP
+ *
+ * Inline: the transmit tap calls it for every packet.
+ * Context: RCU read side.
+ * Return: the entry, or NULL if @ibqp has none.
+ */
+static inline struct ft_qp *ft_qp_of(const struct ft_dev *dev,
+				     const struct ib_qp *ibqp)
+{
+	struct ft_qp *qp = ft_qpidx_find(dev->idx, ibqp->qp_num);
+
+	return qp && qp->ibqp == ibqp ? qp : NULL;
+}
+
 #endif /* _FABTRACE_DEV_H */

@@ -167,21 +167,6 @@ void ft_qp_created(struct ft_dev *dev, struct ib_qp *ibqp)
 }
 
 /**
- * ft_qp_of() - the live entry of @ibqp
- * @dev: its device
- * @ibqp: the QP
- *
- * Context: RCU read side.
- * Return: the entry, or NULL if @ibqp has none.
- */
-struct ft_qp *ft_qp_of(const struct ft_dev *dev, const struct ib_qp *ibqp)
-{
-	struct ft_qp *qp = ft_qpidx_find(dev->idx, ibqp->qp_num);
-
-	return qp && qp->ibqp == ibqp ? qp : NULL;
-}
-
-/**
  * ft_qp_destroyed() - retire the entry of a QP the RDMA core destroyed
  * @dev: its device
  * @ibqp: the QP; its driver state is gone, the ib_qp itself still valid

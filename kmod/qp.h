@@ -30,7 +30,6 @@ void ft_qp_created(struct ft_dev *dev, struct ib_qp *ibqp);
 void ft_qp_destroyed(struct ft_dev *dev, struct ib_qp *ibqp);
 void ft_qp_discover(struct ft_dev *dev);
 void ft_qp_free_all(struct ft_dev *dev);
-struct ft_qp *ft_qp_of(const struct ft_dev *dev, const struct ib_qp *ibqp);
 void ft_qp_reset(struct ft_qp *qp);
 void ft_qp_retain_changed(void);
 bool ft_qp_congested(const struct ft_qp *qp);
