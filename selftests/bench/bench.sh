@@ -8,7 +8,8 @@
 #    instructions per packet under callgrind against a naive design
 #    (one mutex, chained hash), at 1k, 100k and 1M QPs;
 # 2. traffic: perftest with fabtrace loaded and unloaded, interleaved, in
-#    the two QEMU nodes;
+#    the two QEMU nodes; 2b. the same in one node under QEMU's instruction
+#    clock, where the host's load cannot blur a 1 % difference;
 # 3. scale: kernel memory per QP entry, and a full `fabtrace -j qp show`
 #    against `rdma -j resource show qp` for the same QPs;
 # 4. events: what an event costs when rate limiting withholds it, and when
@@ -77,26 +78,48 @@ hotpath() {
 }
 
 # --- 2-4. in the QEMU nodes -------------------------------------------------
-vm_parts() {
-	local t="$here/vm-traffic.sh $here/vm-scale.sh $here/vm-events.sh" dir
+# vm_run WHAT CLOCK T...: boot the two nodes on $kver with QEMU's CLOCK
+# ("real" or "icount") and run the benchmark scripts T in node A.
+vm_run() {
+	local what=$1 clock=$2 t
 
+	shift 2
+	t="${*/#/$here/}"
+	echo "$clock" >"$out/clock"
+	if [ "$clock" = icount ]; then
+		set -- FT_VM_ACCEL=tcg "FT_VM_QEMU_ARGS=-icount shift=0,sleep=off"
+	else
+		set --
+	fi
+	# slab_nomerge: the ft_qp cache keeps its own line in /proc/slabinfo
+	env T="$t" FT_VM_TIMEOUT="${FT_VM_TIMEOUT:-3600}" FT_VM_APPEND="slab_nomerge" "$@" \
+		"$TOP/selftests/qemu/vm-test.sh" -q "$kver" >"$out/vm-$clock.log" 2>&1 || {
+		tail -n 40 "$out/vm-$clock.log"
+		echo "bench.sh: the QEMU part ($what) did not complete" >&2
+		return 1
+	}
+}
+
+# vm_show NAME...: the result files the last vm_run left
+vm_show() {
+	local f
+
+	for f in "$@"; do
+		[ -f "$BUILD/vm/$kver/out/bench-$f.txt" ] && cat "$BUILD/vm/$kver/out/bench-$f.txt"
+	done
+	return 0
+}
+
+vm_parts() {
 	say ""
 	say "== 2-4. in two QEMU nodes, kernel $kver (results in $BUILD/vm/$kver/out)"
 	make -s -C "$TOP" KVER="$kver" modules user
 	# the nodes see the build tree at the same path
 	echo "$mode" >"$out/mode"
-	# slab_nomerge: the ft_qp cache keeps its own line in /proc/slabinfo
-	T="$t" FT_VM_TIMEOUT=${FT_VM_TIMEOUT:-3600} FT_VM_APPEND="slab_nomerge" \
-		"$TOP/selftests/qemu/vm-test.sh" -q "$kver" >"$out/vm.log" 2>&1 || {
-		tail -n 40 "$out/vm.log"
-		echo "bench.sh: the QEMU part did not complete" >&2
-		return 1
-	}
-	dir=$BUILD/vm/$kver/out
-	for f in traffic scale events; do
-		[ -f "$dir/bench-$f.txt" ] && cat "$dir/bench-$f.txt"
-	done
-	return 0
+	vm_run "parts 2-4" real vm-traffic.sh vm-scale.sh vm-events.sh || return 1
+	vm_show traffic scale events
+	vm_run "part 2b" icount vm-icount.sh || return 1
+	vm_show icount
 }
 
 hotpath

@@ -8,6 +8,7 @@
 # the spread (max - min over median) says how noisy the number is.
 set -euo pipefail
 . "$(dirname "$(readlink -f "$0")")/../lib.sh"
+. "$(dirname "$(readlink -f "$0")")/lib-bench.sh"
 
 require_peer
 require_module fabtrace
@@ -65,41 +66,10 @@ for ((r = 1; r <= rounds; r++)); do
 	done
 done
 
-# median: of the numbers on stdin, the median, the smallest and the largest
-median() {
-	sort -n | awk '{ v[NR] = $1 } END {
-		printf "%.17g %.17g %.17g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2,
-			v[1], v[NR] }'
-}
-
-# stat STATE COL: median and spread of column COL for STATE
-stat() {
-	awk -v s="$1" -v c="$2" '$1 == s { print $c }' "$raw" | median |
-		awk '{ printf "%.3f %.1f\n", $1, $1 ? 100 * ($3 - $2) / $1 : 0 }'
-}
-
-# paired COL: the median of each round's loaded / unloaded, and the range
-# of those ratios: a round's two runs are minutes apart, not a whole run
-paired() {
-	awk -v c="$1" '{ v[$1, $2] = $c; n = $2 > n ? $2 : n }
-		END { for (r = 1; r <= n; r++) print v["unloaded", r] ? v["loaded", r] / v["unloaded", r] : 0 }' \
-		"$raw" | median | awk '{ printf "%.3f %.3f-%.3f\n", $1, $2, $3 }'
-}
-
 {
 	echo ""
 	echo "== 2. traffic overhead: $rounds interleaved round(s) per state, kernel $FT_KVER"
-	printf '   %-14s %10s %7s %10s %7s %7s %8s %13s  %s\n' metric loaded spread unloaded spread \
-		ratio paired "paired range" goal
-	for m in "bw_MBps 4 >=0.99" "send_lat_us 6 <=1.02" "write_lat_us 8 <=1.02"; do
-		set -- $m
-		read -r lm ls < <(stat loaded "$2")
-		read -r um us < <(stat unloaded "$2")
-		read -r pm pr < <(paired "$2")
-		printf '   %-14s %10s %6s%% %10s %6s%% %7s %8s %13s  %s\n' "$1" "$lm" "$ls" "$um" "$us" \
-			"$(awk -v a="$lm" -v b="$um" 'BEGIN { printf "%.3f", b ? a / b : 0 }')" \
-			"$pm" "$pr" "$3"
-	done
+	bench_table "$raw" "bw_MBps 4 >=0.99" "send_lat_us 6 <=1.02" "write_lat_us 8 <=1.02"
 	echo "   bw: ib_write_bw -s 65536 -n $bw_iters; lat: ib_{send,write}_lat -s 64 -n $lat_iters"
 	echo "   (typical latency; ratio = median loaded / median unloaded; spread = (max - min) / median;"
 	echo "    paired = median over rounds of that round's loaded / unloaded)"

@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Benchmark (run by bench.sh in node A under QEMU's instruction clock):
+# soft-RoCE's throughput and latency with fabtrace loaded and not.
+# timeout=1800
+#
+# Under -icount shift=0,sleep=off a guest nanosecond is one instruction
+# and an idle vCPU skips ahead to its next timer, so perftest's rates
+# count instructions, whatever else the host is doing.  Two nodes would
+# not do: each has its own clock, and the wire between them runs in the
+# host's time.  So client and server share node A and rxe's loopback,
+# where every packet still passes both taps, as it would on two nodes.
+# perftest sleeps on completion events (-e): polling on the node's one
+# vCPU would measure the scheduler tick.  ib_write_bw and ib_write_lat
+# cannot sleep, so ib_send_bw and ib_read_lat stand in for them.
+set -euo pipefail
+. "$(dirname "$(readlink -f "$0")")/../lib.sh"
+. "$(dirname "$(readlink -f "$0")")/lib-bench.sh"
+
+require_module fabtrace
+require_cmd ib_send_bw ib_read_lat
+[ "$(cat "$FT_BUILD/bench/clock" 2>/dev/null)" = icount ] ||
+	skip_all "needs QEMU's instruction clock (bench.sh boots the node with it)"
+
+mode=$(cat "$FT_BUILD/bench/mode" 2>/dev/null || echo smoke)
+if [ "$mode" = full ]; then
+	rounds=5 bw_iters=1000 lat_iters=2000
+else
+	rounds=1 bw_iters=50 lat_iters=100
+fi
+mtus=(1500 9000)
+res=$FT_OUT/bench-icount.txt
+raw=$FT_OUT/bench-icount.raw
+self=$(ip -4 -o addr show dev eth0 | awk '{ sub(/\/.*/, "", $4); print $4; exit }')
+: >"$res"
+
+cleanup() {
+	rmmod fabtrace 2>/dev/null || true
+	rxe_down self
+	ip link set eth0 mtu 1500
+}
+trap cleanup EXIT
+
+# perf TOOL ARGS: TOOL's server and client on this node; print the
+# client's result line (the one after the header).
+perf() {
+	local tool=$1 srv line
+
+	shift
+	"$tool" -d rxe0 -x 1 "$@" >/dev/null 2>&1 &
+	srv=$!
+	wait_for 20 sh -c "ss -ltn | grep -q ':18515 '" || fail_all "$tool server did not start"
+	line=$(timeout 300 "$tool" -d rxe0 -x 1 "$@" "$self" 2>&1 |
+	       awk '/#bytes/ { getline; print; exit }')
+	wait "$srv" || true
+	[ -n "$line" ] || fail_all "$tool gave no result"
+	echo "$line"
+}
+
+# sent_bytes COMM: payload bytes fabtrace counted sent by COMM's QPs
+sent_bytes() {
+	fabtrace -j qp show | python3 -c '
+import json, sys
+print(sum(q["tx"]["bytes"] for q in json.load(sys.stdin) if q["comm"] == sys.argv[1]))' "$1"
+}
+
+ktap_plan $((2 * ${#mtus[@]}))
+for mtu in "${mtus[@]}"; do
+	rxe_down self
+	ip link set eth0 mtu "$mtu"
+	rxe_up self
+	pmtu=$(ibv_devinfo -d rxe0 | awk '/active_mtu/ { print $2; exit }')
+	: >"$raw.$mtu"
+	counted=ok
+	for ((r = 1; r <= rounds; r++)); do
+		if ((r % 2)); then order="loaded unloaded"; else order="unloaded loaded"; fi
+		for state in $order; do
+			rmmod fabtrace 2>/dev/null || true
+			[ "$state" = unloaded ] || modprobe fabtrace
+			bw=$(perf ib_send_bw -e -s 65536 -n "$bw_iters" | awk '{ print $4 }')
+			rl=$(perf ib_read_lat -e -s 64 -n "$lat_iters" | awk '{ print $5 }')
+			if [ "$state" = loaded ]; then
+				n=$(sent_bytes ib_send_bw)
+				[ "$n" = $((65536 * bw_iters)) ] || counted="$n bytes, not $((65536 * bw_iters))"
+			fi
+			echo "$state $r bw_MBps $bw read_lat_us $rl" | tee -a "$raw.$mtu"
+		done
+	done
+	{
+		echo ""
+		echo "== 2b. traffic overhead in instructions (QEMU -icount): one node, rxe loopback,"
+		echo "   link MTU $mtu (RoCE MTU $pmtu), $rounds interleaved round(s) per state, kernel $FT_KVER"
+		bench_table "$raw.$mtu" "bw_MBps 4 >=0.99" "read_lat_us 6 <=1.02"
+		echo "   bw: ib_send_bw -e -s 65536 -n $bw_iters; lat: ib_read_lat -e -s 64 -n $lat_iters (typical)"
+	} | tee -a "$res"
+	ktap_assert "MTU $mtu: fabtrace counted every byte ib_send_bw sent ($counted)" [ "$counted" = ok ]
+	ktap_ok "MTU $mtu: ib_send_bw and ib_read_lat ran with and without fabtrace"
+done
+ktap_finished
