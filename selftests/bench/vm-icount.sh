@@ -18,7 +18,7 @@ set -euo pipefail
 . "$(dirname "$(readlink -f "$0")")/lib-bench.sh"
 
 require_module fabtrace
-require_cmd ib_send_bw ib_read_lat
+require_cmd ib_send_bw ib_read_lat jq
 [ "$(cat "$FT_BUILD/bench/clock" 2>/dev/null)" = icount ] ||
 	skip_all "needs QEMU's instruction clock (bench.sh boots the node with it)"
 
@@ -57,11 +57,29 @@ perf() {
 	echo "$line"
 }
 
-# sent_bytes COMM: payload bytes fabtrace counted sent by COMM's QPs
-sent_bytes() {
-	fabtrace -j qp show | python3 -c '
-import json, sys
-print(sum(q["tx"]["bytes"] for q in json.load(sys.stdin) if q["comm"] == sys.argv[1]))' "$1"
+# counts: packets sent and received by rxe0, as rxe counts them and as
+# fabtrace does, and the payload bytes ib_send_bw's QPs sent
+counts() {
+	echo "$(rxe_stat sent_pkts) $(rxe_stat rcvd_pkts)" \
+		"$(fabtrace -j dev show rxe0 | jq -r '.[0] | "\(.tx.packets) \(.rx.packets)"')" \
+		"$(fabtrace -j qp show | jq '[.[] | select(.comm == "ib_send_bw") | .tx.bytes] | add // 0')"
+}
+
+# check_counts BEFORE AFTER: fabtrace saw every packet rxe sent and
+# received, and at least every byte ib_send_bw asked for (a retransmitted
+# packet carries its bytes again).  Prints "ok" or what differs.
+check_counts() {
+	local s0 r0 ft0 fr0 b0 s1 r1 ft1 fr1 b1
+
+	read -r s0 r0 ft0 fr0 b0 <<<"$1"
+	read -r s1 r1 ft1 fr1 b1 <<<"$2"
+	if [ $((ft1 - ft0)) != $((s1 - s0)) ] || [ $((fr1 - fr0)) != $((r1 - r0)) ] ||
+	   [ $((b1 - b0)) -lt $((65536 * bw_iters)) ]; then
+		echo "fabtrace sent/received $((ft1 - ft0))/$((fr1 - fr0)) packets, rxe $((s1 - s0))/$((r1 - r0));" \
+			"$((b1 - b0)) bytes for $((65536 * bw_iters))"
+	else
+		echo ok
+	fi
 }
 
 ktap_plan $((2 * ${#mtus[@]}))
@@ -77,12 +95,12 @@ for mtu in "${mtus[@]}"; do
 		for state in $order; do
 			rmmod fabtrace 2>/dev/null || true
 			[ "$state" = unloaded ] || modprobe fabtrace
+			[ "$state" = unloaded ] || c0=$(counts)
 			bw=$(perf ib_send_bw -e -s 65536 -n "$bw_iters" | awk '{ print $4 }')
-			rl=$(perf ib_read_lat -e -s 64 -n "$lat_iters" | awk '{ print $5 }')
-			if [ "$state" = loaded ]; then
-				n=$(sent_bytes ib_send_bw)
-				[ "$n" = $((65536 * bw_iters)) ] || counted="$n bytes, not $((65536 * bw_iters))"
+			if [ "$state" = loaded ] && [ "$counted" = ok ]; then
+				counted=$(check_counts "$c0" "$(counts)")
 			fi
+			rl=$(perf ib_read_lat -e -s 64 -n "$lat_iters" | awk '{ print $5 }')
 			echo "$state $r bw_MBps $bw read_lat_us $rl" | tee -a "$raw.$mtu"
 		done
 	done
@@ -93,7 +111,8 @@ for mtu in "${mtus[@]}"; do
 		bench_table "$raw.$mtu" "bw_MBps 4 >=0.99" "read_lat_us 6 <=1.02"
 		echo "   bw: ib_send_bw -e -s 65536 -n $bw_iters; lat: ib_read_lat -e -s 64 -n $lat_iters (typical)"
 	} | tee -a "$res"
-	ktap_assert "MTU $mtu: fabtrace counted every byte ib_send_bw sent ($counted)" [ "$counted" = ok ]
+	ktap_assert "MTU $mtu: fabtrace's packets == rxe's, ib_send_bw's bytes all counted ($counted)" \
+		[ "$counted" = ok ]
 	ktap_ok "MTU $mtu: ib_send_bw and ib_read_lat ran with and without fabtrace"
 done
 ktap_finished
