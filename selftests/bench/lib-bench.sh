@@ -4,6 +4,28 @@
 # with STATE "loaded" or "unloaded"; these reduce it to medians and ratios.
 # shellcheck shell=bash
 
+# bench_perf WHERE DEST TOOL ARGS: TOOL's server on WHERE (self or peer)
+# and its client here, towards DEST; print the client's result line (the
+# one after the header).
+bench_perf() {
+	local where=$1 dest=$2 tool=$3 on srv line
+
+	shift 3
+	case $where in
+	self) on="sh -c" ;;
+	peer) on="peer -t 300" ;;
+	*) fail_all "bench_perf: self or peer, not '$where'" ;;
+	esac
+	$on "$tool -d rxe0 -x 1 $*" >/dev/null 2>&1 &
+	srv=$!
+	wait_for 20 $on "ss -ltn | grep -q ':18515 '" || fail_all "$tool server did not start"
+	line=$(timeout 300 "$tool" -d rxe0 -x 1 "$@" "$dest" 2>&1 |
+	       awk '/#bytes/ { getline; print; exit }')
+	wait "$srv" || true
+	[ -n "$line" ] || fail_all "$tool gave no result"
+	echo "$line"
+}
+
 # median: of the numbers on stdin, the median, the smallest and the largest
 median() {
 	sort -n | awk '{ v[NR] = $1 } END {

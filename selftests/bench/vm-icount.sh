@@ -41,21 +41,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# perf TOOL ARGS: TOOL's server and client on this node; print the
-# client's result line (the one after the header).
-perf() {
-	local tool=$1 srv line
-
-	shift
-	"$tool" -d rxe0 -x 1 "$@" >/dev/null 2>&1 &
-	srv=$!
-	wait_for 20 sh -c "ss -ltn | grep -q ':18515 '" || fail_all "$tool server did not start"
-	line=$(timeout 300 "$tool" -d rxe0 -x 1 "$@" "$self" 2>&1 |
-	       awk '/#bytes/ { getline; print; exit }')
-	wait "$srv" || true
-	[ -n "$line" ] || fail_all "$tool gave no result"
-	echo "$line"
-}
 
 # counts: packets sent and received by rxe0, as rxe counts them and as
 # fabtrace does, and the payload bytes ib_send_bw's QPs sent
@@ -96,11 +81,11 @@ for mtu in "${mtus[@]}"; do
 			rmmod fabtrace 2>/dev/null || true
 			[ "$state" = unloaded ] || modprobe fabtrace
 			[ "$state" = unloaded ] || c0=$(counts)
-			bw=$(perf ib_send_bw -e -s 65536 -n "$bw_iters" | awk '{ print $4 }')
+			bw=$(bench_perf self "$self" ib_send_bw -e -s 65536 -n "$bw_iters" | awk '{ print $4 }')
 			if [ "$state" = loaded ] && [ "$counted" = ok ]; then
 				counted=$(check_counts "$c0" "$(counts)")
 			fi
-			rl=$(perf ib_read_lat -e -s 64 -n "$lat_iters" | awk '{ print $5 }')
+			rl=$(bench_perf self "$self" ib_read_lat -e -s 64 -n "$lat_iters" | awk '{ print $5 }')
 			echo "$state $r bw_MBps $bw read_lat_us $rl" | tee -a "$raw.$mtu"
 		done
 	done

@@ -38,30 +38,15 @@ set_state() {
 	fi
 }
 
-# perf TOOL ARGS: run TOOL's server on B and its client here; print the
-# client's result line (the one after the header).
-perf() {
-	local tool=$1 srv line
-
-	shift
-	peer -t 300 "$tool -d rxe0 -x 1 $*" >/dev/null 2>&1 &
-	srv=$!
-	wait_for 20 peer "ss -ltn | grep -q ':18515 '" || fail_all "$tool server did not start"
-	line=$(timeout 300 "$tool" -d rxe0 -x 1 "$@" "$FT_PEER_IP" 2>&1 |
-	       awk '/#bytes/ { getline; print; exit }')
-	wait "$srv" || true
-	[ -n "$line" ] || fail_all "$tool gave no result"
-	echo "$line"
-}
 
 ktap_plan 3
 for ((r = 1; r <= rounds; r++)); do
 	if ((r % 2)); then order="loaded unloaded"; else order="unloaded loaded"; fi
 	for state in $order; do
 		set_state "$state"
-		bw=$(perf ib_write_bw -s 65536 -n "$bw_iters" | awk '{ print $4 }')
-		sl=$(perf ib_send_lat -s 64 -n "$lat_iters" | awk '{ print $5 }')
-		wl=$(perf ib_write_lat -s 64 -n "$lat_iters" | awk '{ print $5 }')
+		bw=$(bench_perf peer "$FT_PEER_IP" ib_write_bw -s 65536 -n "$bw_iters" | awk '{ print $4 }')
+		sl=$(bench_perf peer "$FT_PEER_IP" ib_send_lat -s 64 -n "$lat_iters" | awk '{ print $5 }')
+		wl=$(bench_perf peer "$FT_PEER_IP" ib_write_lat -s 64 -n "$lat_iters" | awk '{ print $5 }')
 		echo "$state $r bw_MBps $bw send_lat_us $sl write_lat_us $wl" | tee -a "$raw"
 	done
 done

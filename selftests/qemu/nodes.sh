@@ -31,7 +31,7 @@ FT_VM_SMP=${FT_VM_SMP:-1}
 # room for queue buffers.
 FT_VM_MEM=${FT_VM_MEM:-2048}
 # QEMU accelerator, and extra QEMU arguments for both nodes (the bench's
-# instruction clock: FT_VM_ACCEL=tcg FT_VM_QEMU_ARGS="-icount shift=0").
+# instruction clock: FT_VM_ACCEL=tcg FT_VM_QEMU_ARGS="-icount shift=0,sleep=off").
 FT_VM_ACCEL=${FT_VM_ACCEL:-tcg,thread=multi}
 FT_VM_QEMU_ARGS=${FT_VM_QEMU_ARGS:-}
 # Kernel command line.  loglevel=5: warnings reach the console live.
