@@ -5,6 +5,8 @@
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/version.h>
 
 #include "hook.h"
 #include "life.h"
@@ -16,33 +18,104 @@
  * while another kprobe handler runs on the CPU (a softirq interrupting a
  * process-context handler): it would lose packets.
  *
- * The two packet taps are called straight from their ops' trampoline.
- * ftrace's recursion guard, an extra indirect call and a per-context bit
- * test, cost as much as the tap's own work (instruction-clock runs in
- * Documentation/performance.rst), and they need none: nothing they call
- * leads back into rxe_xmit_packet() or rxe_rcv(), and all they touch is
- * safe in any context (per-CPU operations, atomics, RCU, the events'
- * irq-safe ring lock).  The rare hooks keep the guard.
+ * The hooks on every packet and every completion are ftrace direct calls:
+ * rxe's call sites call a trampoline of ours (below), a fifth of the cost
+ * of ftrace's generic one.  With direct=0, or where another direct caller
+ * (a BPF trampoline) already owns the function, they are ftrace callbacks.
+ * Either way they run without ftrace's recursion guard, which would cost
+ * as much as the taps' own work (Documentation/performance.rst), and they
+ * need none: nothing they call leads back into the functions they hook,
+ * and all they touch is safe in any context (per-CPU operations, atomics,
+ * RCU, the events' irq-safe ring lock).  The rare hooks keep the guard.
  */
+static bool use_direct = true;
+module_param_named(direct, use_direct, bool, 0444);
+MODULE_PARM_DESC(direct,
+		 "hook rxe's packet path with ftrace direct calls (default 1); 0 leaves those functions to BPF trampolines");
+
 struct ft_fhook {
 	const char *sym;
 	ftrace_func_t fn;
+	void (*tramp)(void);		/* hot: its direct trampoline */
 	bool rxe;			/* lives in rdma_rxe */
-	bool tap;			/* on the packet path: unguarded */
+	bool hot;			/* per packet or completion: unguarded */
+	bool direct;			/* attached as a direct call */
 	bool on;
-	struct ftrace_ops ops;
+	struct ftrace_ops ops;		/* as a callback */
+	struct ftrace_ops dops;		/* as a direct call: never mixed */
 };
+
+#ifdef FT_HOOK_DIRECT
+#include <asm/ibt.h>
+#include <asm/nospec-branch.h>
+
+#ifndef CALL_DEPTH_ACCOUNT
+#define CALL_DEPTH_ACCOUNT ""
+#endif
+
+/*
+ * A direct trampoline runs before the traced function's prologue, with
+ * its arguments still in their registers: it saves the ones the function
+ * takes, since @fn may clobber them, calls @fn with them, and returns
+ * into the function.
+ */
+#define FT_TRAMP(tramp, fn, save, restore)				\
+	asm(".pushsection .text, \"ax\", @progbits\n"			\
+	    ".type " #tramp ", @function\n"				\
+	    ".globl " #tramp "\n"					\
+	    #tramp ":\n"						\
+	    ASM_ENDBR							\
+	    CALL_DEPTH_ACCOUNT						\
+	    save							\
+	    "call " #fn "\n"						\
+	    restore							\
+	    ASM_RET							\
+	    ".size " #tramp ", .-" #tramp "\n"				\
+	    ".popsection\n")
+#define FT_SAVE1	"pushq %rdi\n"
+#define FT_RESTORE1	"popq %rdi\n"
+#define FT_SAVE3	"pushq %rdi\npushq %rsi\npushq %rdx\n"
+#define FT_RESTORE3	"popq %rdx\npopq %rsi\npopq %rdi\n"
+
+/* rxe_xmit_packet(qp, pkt, skb), rxe_rcv(skb), rxe_cq_post(cq, cqe, solicited) */
+FT_TRAMP(ft_tramp_xmit, ft_tap_xmit, FT_SAVE3, FT_RESTORE3);
+FT_TRAMP(ft_tramp_rcv, ft_tap_rcv, FT_SAVE1, FT_RESTORE1);
+FT_TRAMP(ft_tramp_cqe, ft_life_cqe, FT_SAVE3, FT_RESTORE3);
+
+/* 6.5 renamed the ops-based direct call API, and unregister took a flag. */
+#if KERNEL_VERSION(6, 5, 0) > LINUX_VERSION_CODE
+#define ft_direct_on(ops, addr)		register_ftrace_direct_multi(ops, addr)
+#define ft_direct_off(ops, addr)	unregister_ftrace_direct_multi(ops, addr)
+#else
+#define ft_direct_on(ops, addr)		register_ftrace_direct(ops, addr)
+#define ft_direct_off(ops, addr)	unregister_ftrace_direct(ops, addr, false)
+#endif
+#else
+/* no direct calls: the hot hooks are callbacks, and these never run */
+static inline int ft_direct_on(struct ftrace_ops *ops, unsigned long addr)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int ft_direct_off(struct ftrace_ops *ops, unsigned long addr)
+{
+	return -EOPNOTSUPP;
+}
+#endif /* FT_HOOK_DIRECT */
 
 static struct ft_fhook fhooks[] = {
 	{ .sym = "rdma_restrack_add", .fn = ft_life_add },
 	{ .sym = "rdma_restrack_commit_del", .fn = ft_life_del },
 	{ .sym = "rdma_restrack_del", .fn = ft_life_del },
-	{ .sym = "rxe_xmit_packet", .fn = ft_tap_tx, .rxe = true, .tap = true },
-	{ .sym = "rxe_rcv", .fn = ft_tap_rx, .rxe = true, .tap = true },
+	{ .sym = "rxe_xmit_packet", .fn = ft_tap_tx,
+	  .tramp = ft_tramp_xmit, .rxe = true, .hot = true },
+	{ .sym = "rxe_rcv", .fn = ft_tap_rx,
+	  .tramp = ft_tramp_rcv, .rxe = true, .hot = true },
 	{ .sym = "rxe_qp_error", .fn = ft_life_qp_error, .rxe = true },
 	{ .sym = "retransmit_timer", .fn = ft_life_retrans_timer, .rxe = true },
 	{ .sym = "rnr_nak_timer", .fn = ft_life_rnr_timer, .rxe = true },
-	{ .sym = "rxe_cq_post", .fn = ft_life_cq_post, .rxe = true },
+	{ .sym = "rxe_cq_post", .fn = ft_life_cq_post,
+	  .tramp = ft_tramp_cqe, .rxe = true, .hot = true },
 };
 
 /*
@@ -62,31 +135,63 @@ static struct kretprobe *modify_list[] = {
 static DEFINE_MUTEX(hook_lock);
 static bool rxe_on;
 
+static int fhook_filter(struct ftrace_ops *ops, const char *sym)
+{
+	return ftrace_set_filter(ops, (unsigned char *)sym, strlen(sym), 1);
+}
+
+static int fhook_direct(struct ft_fhook *h)
+{
+	int err;
+
+	err = fhook_filter(&h->dops, h->sym);
+	if (err)
+		return err;
+	err = ft_direct_on(&h->dops, (unsigned long)h->tramp);
+	if (err) {
+		ftrace_free_filter(&h->dops);
+		return err;
+	}
+	h->direct = true;
+	return 0;
+}
+
 static int fhook_on(struct ft_fhook *h)
 {
 	int err;
 
-	h->ops.func = h->fn;
-	h->ops.flags = h->tap ? 0 : FTRACE_OPS_FL_RECURSION;
-	err = ftrace_set_filter(&h->ops, (unsigned char *)h->sym,
-				strlen(h->sym), 1);
+	if (h->tramp && use_direct) {
+		err = fhook_direct(h);
+		if (err != -EBUSY)
+			goto out;
+		pr_info("%s has another direct caller: hooked by callback\n",
+			h->sym);
+	}
+	err = fhook_filter(&h->ops, h->sym);
 	if (err)
 		return err;
+	h->ops.func = h->fn;
+	h->ops.flags = h->hot ? 0 : FTRACE_OPS_FL_RECURSION;
 	err = register_ftrace_function(&h->ops);
-	if (err) {
+	if (err)
 		ftrace_free_filter(&h->ops);
-		return err;
-	}
-	h->on = true;
-	return 0;
+out:
+	h->on = !err;
+	return err;
 }
 
 static void fhook_off(struct ft_fhook *h)
 {
 	if (!h->on)
 		return;
-	unregister_ftrace_function(&h->ops);
-	ftrace_free_filter(&h->ops);
+	if (h->direct) {
+		ft_direct_off(&h->dops, (unsigned long)h->tramp);
+		ftrace_free_filter(&h->dops);
+	} else {
+		unregister_ftrace_function(&h->ops);
+		ftrace_free_filter(&h->ops);
+	}
+	h->direct = false;
 	h->on = false;
 }
 
@@ -97,6 +202,13 @@ static void hooks_off(bool rxe)
 	for (i = ARRAY_SIZE(fhooks) - 1; i >= 0; i--)
 		if (fhooks[i].rxe == rxe)
 			fhook_off(&fhooks[i]);
+	/*
+	 * The hot hooks run with preemption on (the trampolines, and the
+	 * callbacks entirely): before the module's text may go, wait until
+	 * no task is inside them.
+	 */
+	if (rxe)
+		synchronize_rcu_tasks();
 }
 
 static int hooks_on(bool rxe)

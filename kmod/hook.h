@@ -16,6 +16,21 @@
 #define ft_arg(fregs, n)	regs_get_kernel_argument(&(fregs)->regs, n)
 #endif
 
+/*
+ * rxe's hot functions call these trampolines (hook.c) directly, where
+ * ftrace has direct calls; this is their x86-64 form.
+ */
+#if defined(CONFIG_X86_64) && defined(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS)
+#define FT_HOOK_DIRECT	1
+void ft_tramp_xmit(void);
+void ft_tramp_rcv(void);
+void ft_tramp_cqe(void);
+#else
+#define ft_tramp_xmit	NULL
+#define ft_tramp_rcv	NULL
+#define ft_tramp_cqe	NULL
+#endif
+
 int ft_hook_init(void);
 void ft_hook_exit(void);
 bool ft_hook_rxe_attached(void);

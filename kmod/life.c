@@ -258,11 +258,8 @@ int ft_life_modify_return(struct kretprobe_instance *ri, struct pt_regs *regs)
  * and a struct ib_uverbs_wc for user CQs, the two laid out alike up to the
  * status; struct rxe_cq begins with its struct ib_cq.
  */
-void notrace ft_life_cq_post(unsigned long ip, unsigned long parent_ip,
-			     struct ftrace_ops *op, struct ftrace_regs *fregs)
+void notrace ft_life_cqe(const struct ib_cq *cq, const void *cqe)
 {
-	const struct ib_cq *cq = (const struct ib_cq *)ft_arg(fregs, 0);
-	const void *cqe = (const void *)ft_arg(fregs, 1);
 	const struct ib_uverbs_wc *uwc = cqe;
 	const struct ib_wc *wc = cqe;
 	struct ft_dev *dev;
@@ -286,4 +283,11 @@ void notrace ft_life_cq_post(unsigned long ip, unsigned long parent_ip,
 		ft_event_qp(dev, qp, FABTRACE_EVENT_KIND_RETRY_EXHAUSTED);
 	}
 	rcu_read_unlock();
+}
+
+void notrace ft_life_cq_post(unsigned long ip, unsigned long parent_ip,
+			     struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	ft_life_cqe((const struct ib_cq *)ft_arg(fregs, 0),
+		    (const void *)ft_arg(fregs, 1));
 }

@@ -6,6 +6,8 @@
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
 
+struct ib_cq;
+
 void ft_life_add(unsigned long ip, unsigned long parent_ip,
 		 struct ftrace_ops *op, struct ftrace_regs *fregs);
 void ft_life_del(unsigned long ip, unsigned long parent_ip,
@@ -16,6 +18,7 @@ void ft_life_retrans_timer(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *op, struct ftrace_regs *fregs);
 void ft_life_rnr_timer(unsigned long ip, unsigned long parent_ip,
 		       struct ftrace_ops *op, struct ftrace_regs *fregs);
+void ft_life_cqe(const struct ib_cq *cq, const void *cqe);
 void ft_life_cq_post(unsigned long ip, unsigned long parent_ip,
 		     struct ftrace_ops *op, struct ftrace_regs *fregs);
 

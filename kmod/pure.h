@@ -22,6 +22,15 @@
 #include "../selftests/pure/shim.h"
 #endif /* __KERNEL__ */
 
+/*
+ * The packet taps read the tables as RCU-sched readers (preemption off:
+ * two instructions, where a preemptible RCU read side is two calls), the
+ * netlink readers under rcu_read_lock().  Since the RCU flavours merged,
+ * synchronize_rcu(), which every free of a table entry waits for, covers
+ * both.
+ */
+#define ft_deref(p)	rcu_dereference_check(p, rcu_read_lock_sched_held())
+
 /* Big-endian loads from packet bytes at any alignment: one move and a swap. */
 static inline u32 ft_get_be32(const u8 *p)
 {

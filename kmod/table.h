@@ -33,11 +33,10 @@ static inline struct ft_qp *ft_qpidx_find(const struct ft_qpidx *idx, u32 qpn)
 {
 	const struct ft_leaf *leaf;
 
-	leaf = rcu_dereference(idx->root[(qpn >> FT_LEAF_BITS) &
-					 (FT_ROOT_SIZE - 1)]);
+	leaf = ft_deref(idx->root[(qpn >> FT_LEAF_BITS) & (FT_ROOT_SIZE - 1)]);
 	if (unlikely(!leaf))
 		return NULL;
-	return rcu_dereference(leaf->slot[qpn & (FT_LEAF_SIZE - 1)]);
+	return ft_deref(leaf->slot[qpn & (FT_LEAF_SIZE - 1)]);
 }
 
 /*
@@ -64,7 +63,7 @@ static inline unsigned int ft_devmap_hash(const void *key)
 static inline struct ft_dev *ft_devmap_find(const struct ft_devmap *map,
 					    const void *key)
 {
-	const struct ft_devmap_slot *slots = rcu_dereference(map->slots), *s;
+	const struct ft_devmap_slot *slots = ft_deref(map->slots), *s;
 	unsigned int i, h;
 
 	if (unlikely(!slots))

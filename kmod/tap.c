@@ -14,63 +14,92 @@
 
 /*
  * The hot path: parse, find, account.  No lock, no allocation, no printk;
- * per-CPU device totals and atomic per-QP counters.
+ * per-CPU device totals and atomic per-QP counters.  @h holds the
+ * packet's first @avail bytes, from its IP header on.
  */
-static __always_inline void tap(const struct ib_device *ibdev,
-				const struct ib_qp *ibqp,
-				const struct sk_buff *skb, int off,
-				unsigned int dir)
+static __always_inline void tap_hdrs(struct ft_dev *dev,
+				     const struct ib_qp *ibqp, const u8 *h,
+				     unsigned int avail, unsigned int len,
+				     unsigned int dir)
 {
-	/*
-	 * Not cleared on every packet (CONFIG_INIT_STACK_ALL_ZERO): only
-	 * headers outside the linear part, which rxe never sends, land here.
-	 */
-	u8 buf[FT_HDR_MAX] __uninitialized;
-	struct ft_pkt pkt;
-	struct ft_dev *dev;
+	struct ft_dev_pcpu __percpu *pc = dev->pcpu;
+	/* every field is written before the accounting reads it */
+	struct ft_pkt pkt __uninitialized;
 	struct ft_qp *qp;
-	unsigned int len, avail, ev;
-	const u8 *h;
+	unsigned int ev;
 
-	rcu_read_lock();
-	dev = ft_dev_of(ibdev);
-	if (unlikely(!dev))
-		goto out;
-
-	len = skb->len - off;
-	avail = min_t(unsigned int, len, FT_HDR_MAX);
-	h = skb_header_pointer(skb, off, avail, buf);
-	if (unlikely(!h || ft_parse(h, avail, len, &pkt) != FT_PARSE_OK)) {
-		this_cpu_inc(dev->pcpu->malformed);
-		goto out;
+	if (unlikely(ft_parse(h, avail, len, &pkt) != FT_PARSE_OK)) {
+		this_cpu_inc(pc->malformed);
+		return;
 	}
-	this_cpu_add(dev->pcpu->bytes[dir], pkt.payload);
-	this_cpu_inc(dev->pcpu->cls[dir][pkt.cls]);
+	this_cpu_add(pc->bytes[dir], pkt.payload);
+	this_cpu_inc(pc->cls[dir][pkt.cls]);
 
 	if (dir == FT_TX)
 		qp = ft_qp_of(dev, ibqp);
 	else
 		qp = ft_qpidx_find(dev->idx, pkt.qpn);
 	if (unlikely(!qp)) {
-		this_cpu_inc(dev->pcpu->unknown[dir]);
-		goto out;
+		this_cpu_inc(pc->unknown[dir]);
+		return;
 	}
 
 	ev = dir == FT_TX ? ft_acct_tx(qp, &pkt) : ft_acct_rx(qp, &pkt);
 	if (unlikely(ev))
 		ft_event_note(dev, qp, ev);
+}
+
+/*
+ * Headers outside the skb's linear part, which rxe never sends: copied
+ * out of line, so the straight path keeps no buffer on its stack.
+ */
+static noinline void tap_copy(struct ft_dev *dev, const struct ib_qp *ibqp,
+			      const struct sk_buff *skb, int off,
+			      unsigned int avail, unsigned int len,
+			      unsigned int dir)
+{
+	u8 buf[FT_HDR_MAX];
+
+	if (skb_copy_bits(skb, off, buf, avail)) {
+		this_cpu_inc(dev->pcpu->malformed);
+		return;
+	}
+	tap_hdrs(dev, ibqp, buf, avail, len, dir);
+}
+
+/*
+ * Both taps run as RCU-sched readers (see ft_deref()): rxe calls its
+ * packet functions from softirqs and, on 6.12, from a workqueue.
+ */
+static __always_inline void tap(const struct ib_device *ibdev,
+				const struct ib_qp *ibqp,
+				const struct sk_buff *skb, int off,
+				unsigned int dir)
+{
+	struct ft_dev *dev;
+	unsigned int len, avail;
+
+	rcu_read_lock_sched_notrace();
+	dev = ft_dev_of(ibdev);
+	if (unlikely(!dev))
+		goto out;
+
+	len = skb->len - off;
+	avail = min_t(unsigned int, len, FT_HDR_MAX);
+	/* rxe's skbs are linear: then all @len bytes from @off are at hand */
+	if (likely(!skb->data_len))
+		tap_hdrs(dev, ibqp, skb->data + off, avail, len, dir);
+	else
+		tap_copy(dev, ibqp, skb, off, avail, len, dir);
 out:
-	rcu_read_unlock();
+	rcu_read_unlock_sched_notrace();
 }
 
 /* rxe_xmit_packet(qp, pkt, skb): skb->data is the IP header. */
-void notrace ft_tap_tx(unsigned long ip, unsigned long parent_ip,
-		       struct ftrace_ops *op, struct ftrace_regs *fregs)
+void notrace ft_tap_xmit(const struct ib_qp *ibqp, const void *pkt,
+			 const struct sk_buff *skb)
 {
 	/* struct rxe_qp begins with its struct ib_qp */
-	const struct ib_qp *ibqp = (const struct ib_qp *)ft_arg(fregs, 0);
-	const struct sk_buff *skb = (const struct sk_buff *)ft_arg(fregs, 2);
-
 	tap(ibqp->device, ibqp, skb, 0, FT_TX);
 }
 
@@ -80,11 +109,23 @@ void notrace ft_tap_tx(unsigned long ip, unsigned long parent_ip,
  * skb->cb holds rxe's packet info, whose first member points to the
  * receiving rxe device, whose first member is its struct ib_device.
  */
-void notrace ft_tap_rx(unsigned long ip, unsigned long parent_ip,
-		       struct ftrace_ops *op, struct ftrace_regs *fregs)
+void notrace ft_tap_rcv(const struct sk_buff *skb)
 {
-	const struct sk_buff *skb = (const struct sk_buff *)ft_arg(fregs, 0);
 	const struct ib_device *ibdev = *(struct ib_device * const *)skb->cb;
 
 	tap(ibdev, NULL, skb, skb_network_offset(skb), FT_RX);
+}
+
+/* The same taps as ftrace callbacks, where they cannot be direct calls. */
+void notrace ft_tap_tx(unsigned long ip, unsigned long parent_ip,
+		       struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	ft_tap_xmit((const struct ib_qp *)ft_arg(fregs, 0), NULL,
+		    (const struct sk_buff *)ft_arg(fregs, 2));
+}
+
+void notrace ft_tap_rx(unsigned long ip, unsigned long parent_ip,
+		       struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	ft_tap_rcv((const struct sk_buff *)ft_arg(fregs, 0));
 }

@@ -5,6 +5,15 @@
 
 #include <linux/ftrace.h>
 
+struct ib_qp;
+struct sk_buff;
+
+/* The taps, with the arguments of rxe_xmit_packet() and rxe_rcv(). */
+void ft_tap_xmit(const struct ib_qp *ibqp, const void *pkt,
+		 const struct sk_buff *skb);
+void ft_tap_rcv(const struct sk_buff *skb);
+
+/* The same, as ftrace callbacks. */
 void ft_tap_tx(unsigned long ip, unsigned long parent_ip,
 	       struct ftrace_ops *op, struct ftrace_regs *fregs);
 void ft_tap_rx(unsigned long ip, unsigned long parent_ip,

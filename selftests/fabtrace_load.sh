@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# fabtrace.ko loads and unloads cleanly, before and after an rxe device exists.
+# fabtrace.ko loads and unloads cleanly, before and after an rxe device exists;
+# its hot hooks are direct calls, or ftrace callbacks with direct=0.
 # timeout=180
 set -euo pipefail
 . "$(dirname "$(readlink -f "$0")")/lib.sh"
@@ -11,19 +12,48 @@ require_cmd rdma
 loaded() { [ "$(cat /sys/module/fabtrace/initstate 2>/dev/null)" = live ]; }
 unloaded() { [ ! -e /sys/module/fabtrace ]; }
 
+# ftrace's own listing of the hooked functions is the oracle: a direct
+# call shows as "direct-->TRAMPOLINE", a callback as "tramp: ... (FUNC+...)".
+HOT="rxe_xmit_packet:ft_tramp_xmit:ft_tap_tx rxe_rcv:ft_tramp_rcv:ft_tap_rx
+	rxe_cq_post:ft_tramp_cqe:ft_life_cq_post"
+[ -r /sys/kernel/tracing/enabled_functions ] ||
+	mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
+hooked() {
+	awk -v f="$1" '$1 == f { p = 1; print; next } p && /^\t/ { print; next } { p = 0 }' \
+		/sys/kernel/tracing/enabled_functions
+}
+hot_hooks() {
+	local h fn tramp cb out bad=0
+
+	for h in $HOT; do
+		IFS=: read -r fn tramp cb <<<"$h"
+		out=$(hooked "$fn")
+		if [ "$1" = direct ]; then
+			grep -q "direct-->$tramp+" <<<"$out" || bad=1
+		else
+			grep -q "($cb+" <<<"$out" && ! grep -q 'direct-->' <<<"$out" || bad=1
+		fi
+		[ "$bad" = 0 ] || { log "$fn is not hooked as a $1 call:"; log "${out:-  (not hooked)}"; return 1; }
+	done
+}
+no_hooks() { ! grep -q '\[fabtrace\]' /sys/kernel/tracing/enabled_functions; }
+
 # Start from "no RDMA device at all", whatever ran before.
 modprobe -r fabtrace 2>/dev/null || true
 rxe_down self
 modprobe -r -a rdma_ucm rdma_rxe rdma_cm iw_cm ib_cm ib_uverbs 2>/dev/null || true
 
-ktap_plan 8
+ktap_plan 11
 ktap_result "modprobe fabtrace with no RDMA device" modprobe fabtrace
 ktap_result "fabtrace is live" loaded
 ktap_result "rxe0 added while fabtrace is loaded" rxe_up self
+ktap_result "rxe_xmit_packet, rxe_rcv, rxe_cq_post call fabtrace directly" hot_hooks direct
 # rmmod, not modprobe -r: the latter also tries to remove ib_core, which
 # rdma_rxe still uses, and reports that as a failure.
 ktap_result "rmmod fabtrace with rxe0 present" rmmod fabtrace
-ktap_result "modprobe fabtrace with rxe0 present" modprobe fabtrace
+ktap_result "no function is left hooked by fabtrace" no_hooks
+ktap_result "modprobe fabtrace direct=0 with rxe0 present" modprobe fabtrace direct=0
+ktap_result "direct=0: the same three are ftrace callbacks" hot_hooks callback
 ktap_result "rxe0 removed while fabtrace is loaded" rxe_down self
 # Drop the other ib_core users so modprobe -r can take ib_core with it.
 modprobe -r -a rdma_ucm rdma_rxe rdma_cm iw_cm ib_cm ib_uverbs 2>/dev/null || true

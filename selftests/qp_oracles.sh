@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# perftest RC write/send/read and UD send: per-QP counters against four oracles.
+# perftest RC write/send/read and UD send: per-QP counters against four oracles,
+# with the taps as direct calls and (RC write again) as ftrace callbacks.
 # timeout=480
 #
 # For each pattern, node B runs the perftest server and node A the client;
@@ -45,8 +46,11 @@ PATTERNS=(
 	"ud    ib_send_bw  -c UD -q 2 -n 200 -s 1024"
 )
 PER_PATTERN=9
+# Then the first pattern again with direct=0: the taps as ftrace callbacks,
+# as when a BPF trampoline owns rxe's functions.
+CALLBACK_PATTERN="write-cb ${PATTERNS[0]#write }"
 
-ktap_plan $((2 + ${#PATTERNS[@]} * PER_PATTERN))
+ktap_plan $((3 + (${#PATTERNS[@]} + 1) * PER_PATTERN))
 ktap_assert "fabtrace reloaded on both nodes (retain_ms=600000)" \
 	or_fresh_module retain_ms=600000
 ktap_assert "rxe0 up on both nodes" rxe_up both
@@ -94,7 +98,7 @@ run_pattern() {
 	grep -E '^ *(local|remote) address|^ *[0-9]+ +[0-9]+ ' "$d/client.log" | sed 's/^/# A: /'
 
 	if ! or_py spec-perftest --client "$d/client.log" --server "$d/server.log" \
-		--pattern "$name" --comm "$prog" --ip-a "$FT_SELF_IP" --ip-b "$FT_PEER_IP" \
+		--pattern "${name%-cb}" --comm "$prog" --ip-a "$FT_SELF_IP" --ip-b "$FT_PEER_IP" \
 		>"$d/spec.json"; then
 		log "$name: no spec from perftest's output; client log:"
 		sed 's/^/#   /' "$d/client.log"
@@ -121,4 +125,8 @@ for p in "${PATTERNS[@]}"; do
 	# shellcheck disable=SC2086 # a pattern is a list of words
 	run_pattern $p
 done
+ktap_assert "fabtrace reloaded on both nodes with direct=0" \
+	or_fresh_module retain_ms=600000 direct=0
+# shellcheck disable=SC2086
+run_pattern $CALLBACK_PATTERN
 ktap_finished
