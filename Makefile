@@ -83,7 +83,7 @@ DEB_PKGS := build-essential kmod cpio xz-utils linux-image-amd64 \
 	libnl-3-dev libnl-genl-3-dev libibverbs-dev librdmacm-dev libjson-c-dev \
 	tcpdump tshark sparse python3 python3-yaml python3-jsonschema yamllint \
 	codespell valgrind clang libclang-rt-14-dev zstd shellcheck \
-	iputils-ping jq
+	iputils-ping jq bpftrace
 QEMU_MIN := 1:10
 deps:
 	@missing=$$(dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' \

@@ -12,22 +12,15 @@ require_cmd rdma
 loaded() { [ "$(cat /sys/module/fabtrace/initstate 2>/dev/null)" = live ]; }
 unloaded() { [ ! -e /sys/module/fabtrace ]; }
 
-# ftrace's own listing of the hooked functions is the oracle: a direct
-# call shows as "direct-->TRAMPOLINE", a callback as "tramp: ... (FUNC+...)".
+# ftrace's own listing of the hooked functions is the oracle (ft_hooked).
 HOT="rxe_xmit_packet:ft_tramp_xmit:ft_tap_tx rxe_rcv:ft_tramp_rcv:ft_tap_rx
 	rxe_cq_post:ft_tramp_cqe:ft_life_cq_post"
-[ -r /sys/kernel/tracing/enabled_functions ] ||
-	mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
-hooked() {
-	awk -v f="$1" '$1 == f { p = 1; print; next } p && /^\t/ { print; next } { p = 0 }' \
-		/sys/kernel/tracing/enabled_functions
-}
 hot_hooks() {
 	local h fn tramp cb out bad=0
 
 	for h in $HOT; do
 		IFS=: read -r fn tramp cb <<<"$h"
-		out=$(hooked "$fn")
+		out=$(ft_hooked "$fn")
 		if [ "$1" = direct ]; then
 			grep -q "direct-->$tramp+" <<<"$out" || bad=1
 		else

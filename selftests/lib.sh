@@ -140,6 +140,16 @@ require_cmd() {
 	done
 }
 
+# ft_hooked FUNC: ftrace's own listing of how FUNC is hooked (its line in
+# enabled_functions and the lines under it): a direct call shows as
+# "direct-->TRAMPOLINE", a callback as "tramp: ... (CALLBACK+...)".
+ft_hooked() {
+	[ -r /sys/kernel/tracing/enabled_functions ] ||
+		mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
+	awk -v f="$1" '$1 == f { p = 1; print; next } p && /^\t/ { print; next } { p = 0 }' \
+		/sys/kernel/tracing/enabled_functions
+}
+
 # require_module MOD: skip unless MOD can be modprobe'd on this kernel.
 require_module() {
 	modinfo "$1" >/dev/null 2>&1 ||
