@@ -72,8 +72,7 @@ sleep 1
 # -D: a timed run, so that top sees the traffic while it flows
 peer -t 120 "ib_write_bw -d rxe0 -x 1 -s 8192 -D 20 -F -q 2" >"$OUT/server.log" 2>&1 &
 srv=$!
-server_listening() { peer 'ss -Hltn "sport = :18515" | grep -q .'; }
-wait_for 60 server_listening
+wait_for 60 perftest_listening
 # keep the client's QPs alive for a moment after its run: start it in the
 # background and look while it is running
 timeout 120 ib_write_bw -d rxe0 -x 1 -s 8192 -D 20 -F -q 2 "$FT_PEER_IP" >"$OUT/client.log" 2>&1 &
@@ -176,7 +175,7 @@ mpid=$!
 sleep 1
 peer -t 60 "ib_write_bw -d rxe0 -x 1 -s 1024 -n 5 -F" >/dev/null 2>&1 &
 srv=$!
-wait_for 60 server_listening
+wait_for 60 perftest_listening
 timeout 60 ib_write_bw -d rxe0 -x 1 -s 1024 -n 5 -F "$FT_PEER_IP" >/dev/null 2>&1
 wait "$srv"; srv=
 timeout 10 tail --pid="$mpid" -f /dev/null

@@ -71,8 +71,7 @@ tx0=$(dev_pkts tx) rx0=$(dev_pkts rx)
 sent0=$(rxe_stat sent_pkts) rcvd0=$(rxe_stat rcvd_pkts)
 peer -t 200 "ib_write_bw $BW_ARGS" >"$OUT/hook_bpf.server.log" 2>&1 &
 srv=$!
-server_listening() { peer 'ss -Hltn "sport = :18515" | grep -q .'; }
-wait_for 60 server_listening || log "server not listening after 60 s"
+wait_for 60 perftest_listening || log "server not listening after 60 s"
 # shellcheck disable=SC2086 # BW_ARGS is a list of words
 run timeout 200 ib_write_bw $BW_ARGS "$FT_PEER_IP" >"$OUT/hook_bpf.client.log" 2>&1 ||
 	log "ib_write_bw exited non-zero"

@@ -199,6 +199,10 @@ peer() {
 	"$FTPEER" "$@"
 }
 
+# perftest_listening: the perftest server on the peer listens for its
+# client's out-of-band TCP connection (port 18515).
+perftest_listening() { peer 'ss -Hltn "sport = :18515" | grep -q .'; }
+
 # peer_lib FUNC ARGS...: FUNC from this library, run by bash on the peer.
 peer_lib() {
 	local q

@@ -58,7 +58,6 @@ or_outdir qp_oracles
 
 # What perftest prints after its report, when --wait_destroy starts
 REPORT='^ *Waiting [0-9]+ seconds before releasing resources'
-server_listening() { peer 'ss -Hltn "sport = :18515" | grep -q .'; }
 
 # run_pattern NAME PROG ARGS...
 run_pattern() {
@@ -79,7 +78,7 @@ run_pattern() {
 	# stdio buffer until exit).
 	peer -t 120 "$OR_EXEC_PID stdbuf -oL $prog $args --wait_destroy=4" >"$d/server.log" 2>&1 &
 	srv=$!
-	wait_for 60 server_listening || log "$name: server not listening after 60 s"
+	wait_for 60 perftest_listening || log "$name: server not listening after 60 s"
 	or_spawn "$d/client.log" stdbuf -oL "$prog" $args --wait_destroy=4 "$FT_PEER_IP"
 	if wait_for 120 grep -qE "$REPORT" "$d/client.log"; then
 		or_live_sample "$d"

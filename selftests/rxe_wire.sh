@@ -39,8 +39,7 @@ b_rcvd0=$(peer_lib rxe_stat rcvd_pkts)
 # out-of-band TCP connection (port 18515).
 peer -t 200 "ib_write_bw $BW_ARGS" >"${FT_OUT:-/tmp}/rxe_wire.server.log" 2>&1 &
 srv=$!
-server_listening() { peer 'ss -Hltn "sport = :18515" | grep -q .'; }
-ktap_assert "ib_write_bw server listening on B" wait_for 60 server_listening
+ktap_assert "ib_write_bw server listening on B" wait_for 60 perftest_listening
 
 # shellcheck disable=SC2086 # BW_ARGS is a list of words
 ktap_result "ib_write_bw A -> B (${ITERS} x ${SIZE} B)" \
