@@ -50,7 +50,7 @@ static __always_inline void tap_hdrs(struct ft_dev *dev,
 }
 
 /*
- * Headers outside the skb's linear part, which rxe never sends: copied
+ * An skb with paged data, which rxe never sends: its headers are copied
  * out of line, so the straight path keeps no buffer on its stack.
  */
 static noinline void tap_copy(struct ft_dev *dev, const struct ib_qp *ibqp,
