@@ -11,7 +11,9 @@
 /* Serializes device add, remove and the lists' other writers. */
 DEFINE_MUTEX(ft_devs_lock);
 LIST_HEAD(ft_devs);
-struct ft_devmap ft_devmap;
+/* the map while no device is known: the taps never test for no map */
+static struct ft_devmap_slot devmap_empty[FT_DEVMAP_SIZE];
+struct ft_devmap ft_devmap = { .slots = RCU_INITIALIZER(devmap_empty) };
 
 static struct ib_client ft_client;
 
@@ -62,7 +64,8 @@ static int devmap_update(struct ft_dev *add, const struct ft_dev *del)
 	old = rcu_replace_pointer(ft_devmap.slots, slots,
 				  lockdep_is_held(&ft_devs_lock));
 	synchronize_rcu();
-	kfree(old);
+	if (old != devmap_empty)
+		kfree(old);
 	return 0;
 
 err_full:
@@ -226,15 +229,15 @@ static void ft_client_remove(struct ib_device *ibdev, void *data)
 	list_del_rcu(&dev->list);
 	/* devmap_update() waits for every packet-path reader to finish */
 	if (devmap_update(NULL, dev)) {
-		/* no memory for a new map: empty the slot in place */
+		/* no memory for a new map: retire the slot in place */
 		struct ft_devmap_slot *slots;
 		unsigned int i;
 
 		slots = rcu_dereference_protected(ft_devmap.slots,
 						  lockdep_is_held(&ft_devs_lock));
 		for (i = 0; i < FT_DEVMAP_SIZE; i++)
-			if (slots[i].dev == dev)
-				WRITE_ONCE(slots[i].dev, NULL);
+			if (slots[i].key == dev->ibdev)
+				WRITE_ONCE(slots[i].key, FT_DEVMAP_GONE);
 		synchronize_rcu();
 	}
 	mutex_unlock(&ft_devs_lock);
@@ -285,7 +288,11 @@ int ft_dev_init(void)
 
 void ft_dev_exit(void)
 {
+	struct ft_devmap_slot *slots;
+
 	ib_unregister_client(&ft_client);
-	kfree(rcu_dereference_protected(ft_devmap.slots, true));
-	RCU_INIT_POINTER(ft_devmap.slots, NULL);
+	slots = rcu_dereference_protected(ft_devmap.slots, true);
+	if (slots != devmap_empty)
+		kfree(slots);
+	RCU_INIT_POINTER(ft_devmap.slots, devmap_empty);
 }

@@ -45,13 +45,21 @@ static inline struct ft_qp *ft_qpidx_find(const struct ft_qpidx *idx, u32 qpn)
  */
 #define FT_DEVMAP_SIZE	64
 
+/*
+ * A slot whose device went while there was no memory for a new map: its
+ * key no pointer can equal, its device left in place, so a reader that
+ * matched the old key still finds the device it matched.
+ */
+#define FT_DEVMAP_GONE	((const void *)1)
+
 struct ft_devmap_slot {
 	const void *key;		/* struct ib_device * */
-	struct ft_dev *dev;
+	struct ft_dev *dev;		/* never NULL once key is set */
 };
 
 struct ft_devmap {
-	struct ft_devmap_slot __rcu *slots;	/* FT_DEVMAP_SIZE entries */
+	/* FT_DEVMAP_SIZE entries, never NULL: the taps test nothing else */
+	struct ft_devmap_slot __rcu *slots;
 };
 
 static inline unsigned int ft_devmap_hash(const void *key)
@@ -60,30 +68,49 @@ static inline unsigned int ft_devmap_hash(const void *key)
 	return (unsigned int)((uintptr_t)key >> 12) & (FT_DEVMAP_SIZE - 1);
 }
 
-static inline struct ft_dev *ft_devmap_find(const struct ft_devmap *map,
-					    const void *key)
+/*
+ * ft_devmap_get() - find @key's device
+ *
+ * Return: whether @key was found, its device then in @dev.  A hit in the
+ * first slot returns true without testing the device, which a slot with
+ * a key always has, so a caller's test of the result costs nothing there.
+ */
+static __always_inline bool ft_devmap_get(const struct ft_devmap *map,
+					  const void *key, struct ft_dev **dev)
 {
 	const struct ft_devmap_slot *slots = ft_deref(map->slots), *s;
 	unsigned int i, h;
 
-	if (unlikely(!slots))
-		return NULL;
 	/* &slots[ft_devmap_hash(key)], the hash scaled in one step */
 	BUILD_BUG_ON(sizeof(*slots) != 16);
 	s = (const void *)((const char *)slots +
 			   (((uintptr_t)key >> (12 - 4)) &
 			    ((FT_DEVMAP_SIZE - 1) << 4)));
-	if (likely(s->key == key))
-		return s->dev;
+	if (likely(s->key == key)) {
+		*dev = s->dev;
+		return true;
+	}
 	h = ft_devmap_hash(key);
 	for (i = 1; i < FT_DEVMAP_SIZE; i++) {
 		s = &slots[(h + i) & (FT_DEVMAP_SIZE - 1)];
-		if (likely(s->key == key))
-			return s->dev;
+		if (s->key == key) {
+			*dev = s->dev;
+			return true;
+		}
 		if (!s->key)
-			return NULL;
+			break;
 	}
-	return NULL;
+	*dev = NULL;
+	return false;
+}
+
+static inline struct ft_dev *ft_devmap_find(const struct ft_devmap *map,
+					    const void *key)
+{
+	struct ft_dev *dev;
+
+	ft_devmap_get(map, key, &dev);
+	return dev;
 }
 
 #endif /* _FABTRACE_TABLE_H */

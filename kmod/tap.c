@@ -80,8 +80,7 @@ static __always_inline void tap(const struct ib_device *ibdev,
 	unsigned int len, avail;
 
 	rcu_read_lock_sched_notrace();
-	dev = ft_dev_of(ibdev);
-	if (unlikely(!dev))
+	if (unlikely(!ft_devmap_get(&ft_devmap, ibdev, &dev)))
 		goto out;
 
 	len = skb->len - off;

@@ -62,8 +62,7 @@ static inline __attribute__((always_inline)) void fabtrace(const void *ibdev,
 	struct ft_qp *qp;
 	unsigned int avail = len < FT_HDR_MAX ? len : FT_HDR_MAX, ev;
 
-	dev = (struct bdev *)ft_devmap_find(&map, ibdev);
-	if (unlikely(!dev))
+	if (unlikely(!ft_devmap_get(&map, ibdev, (struct ft_dev **)&dev)))
 		return;
 	if (unlikely(ft_parse(h, avail, len, &pkt) != FT_PARSE_OK)) {
 		dev->tot.malformed++;

@@ -361,6 +361,13 @@ TEST(qp_index_and_device_map)
 	slots[ft_devmap_hash(&key1)].dev = (struct ft_dev *)&key1;
 	EXPECT_EQ((struct ft_dev *)&key1, ft_devmap_find(&map, &key1));
 	EXPECT_EQ(NULL, ft_devmap_find(&map, &key2));
+
+	/* a gone device's slot stops no probe and matches nothing */
+	slots[ft_devmap_hash(&key2)].key = FT_DEVMAP_GONE;
+	slots[ft_devmap_hash(&key2)].dev = (struct ft_dev *)&key1;
+	slots[(ft_devmap_hash(&key2) + 1) % FT_DEVMAP_SIZE].key = &key2;
+	slots[(ft_devmap_hash(&key2) + 1) % FT_DEVMAP_SIZE].dev = (struct ft_dev *)&key2;
+	EXPECT_EQ((struct ft_dev *)&key2, ft_devmap_find(&map, &key2));
 }
 
 TEST_HARNESS_MAIN
