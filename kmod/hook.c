@@ -79,10 +79,26 @@ struct ft_fhook {
 #define FT_SAVE3	"pushq %rdi\npushq %rsi\npushq %rdx\n"
 #define FT_RESTORE3	"popq %rdx\npopq %rsi\npopq %rdi\n"
 
-/* rxe_xmit_packet(qp, pkt, skb), rxe_rcv(skb), rxe_cq_post(cq, cqe, solicited) */
+/*
+ * rxe_cq_post(cq, cqe, solicited) runs for every completion, and only the
+ * two retry-exhausted statuses matter to fabtrace: its trampoline tests the
+ * status itself and calls out for those alone.  %eax is free at the entry
+ * of a function that takes no variable arguments; ft_life_cqe() checks the
+ * offsets and values this relies on.
+ */
+#define FT_CQE_FILTER							\
+	"movl 8(%rsi), %eax\n"		/* cqe->status */		\
+	"subl $12, %eax\n"		/* IB_WC_RETRY_EXC_ERR */	\
+	"cmpl $1, %eax\n"		/* or IB_WC_RNR_RETRY_EXC_ERR */	\
+	"jbe 1f\n"							\
+	ASM_RET								\
+	"1:\n"								\
+	FT_SAVE3
+
+/* rxe_xmit_packet(qp, pkt, skb), rxe_rcv(skb) */
 FT_TRAMP(ft_tramp_xmit, ft_tap_xmit, FT_SAVE3, FT_RESTORE3);
 FT_TRAMP(ft_tramp_rcv, ft_tap_rcv, FT_SAVE1, FT_RESTORE1);
-FT_TRAMP(ft_tramp_cqe, ft_life_cqe, FT_SAVE3, FT_RESTORE3);
+FT_TRAMP(ft_tramp_cqe, ft_life_cqe, FT_CQE_FILTER, FT_RESTORE3);
 
 /* 6.5 renamed the ops-based direct call API, and unregister took a flag. */
 #if KERNEL_VERSION(6, 5, 0) > LINUX_VERSION_CODE

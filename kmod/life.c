@@ -265,8 +265,11 @@ void notrace ft_life_cqe(const struct ib_cq *cq, const void *cqe)
 	struct ft_dev *dev;
 	struct ft_qp *qp;
 
-	BUILD_BUG_ON(offsetof(struct ib_wc, status) !=
-		     offsetof(struct ib_uverbs_wc, status));
+	/* ft_tramp_cqe's assembly reads the status with these numbers */
+	BUILD_BUG_ON(offsetof(struct ib_wc, status) != 8);
+	BUILD_BUG_ON(offsetof(struct ib_uverbs_wc, status) != 8);
+	BUILD_BUG_ON(IB_WC_RETRY_EXC_ERR != 12);
+	BUILD_BUG_ON(IB_WC_RNR_RETRY_EXC_ERR != 13);
 	if (likely(wc->status != IB_WC_RETRY_EXC_ERR &&
 		   wc->status != IB_WC_RNR_RETRY_EXC_ERR))
 		return;
