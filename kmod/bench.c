@@ -42,7 +42,7 @@ static bool bench_qpn_range(struct ft_dev *dev, u32 *lo, u32 *hi)
 	rcu_read_lock();
 	for (r = 0; r < FT_ROOT_SIZE; r++) {
 		leaf = rcu_dereference(dev->idx->root[r]);
-		if (!leaf)
+		if (leaf == &ft_leaf_none)
 			continue;
 		for (s = 0; s < FT_LEAF_SIZE; s++) {
 			if (!rcu_access_pointer(leaf->slot[s]))

@@ -80,9 +80,10 @@ static struct ft_dev *dev_alloc(struct ib_device *ibdev)
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
 		return NULL;
-	dev->idx = kvzalloc(sizeof(*dev->idx), GFP_KERNEL);
+	dev->idx = kvmalloc(sizeof(*dev->idx), GFP_KERNEL);
 	if (!dev->idx)
 		goto err_free_dev;
+	ft_qpidx_init(dev->idx);
 	dev->pcpu = alloc_percpu(struct ft_dev_pcpu);
 	if (!dev->pcpu)
 		goto err_free_idx;

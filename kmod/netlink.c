@@ -547,7 +547,7 @@ static int qp_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 			const struct ft_leaf *leaf;
 
 			leaf = rcu_dereference(dev->idx->root[qpn >> FT_LEAF_BITS]);
-			if (!leaf) {
+			if (leaf == &ft_leaf_none) {
 				qpn |= FT_LEAF_SIZE - 1;	/* skip the range */
 				continue;
 			}
@@ -654,7 +654,7 @@ static void reset_dev(struct ft_dev *dev, const u32 *qpn)
 		const struct ft_leaf *leaf;
 
 		leaf = rcu_dereference(dev->idx->root[i >> FT_LEAF_BITS]);
-		if (!leaf) {
+		if (leaf == &ft_leaf_none) {
 			i |= FT_LEAF_SIZE - 1;
 			continue;
 		}

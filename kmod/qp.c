@@ -16,6 +16,7 @@
 unsigned int ft_max_qps = 262144;
 unsigned int ft_retain_ms = 60000;
 struct ft_qp_stats ft_qp_stats;
+struct ft_leaf ft_leaf_none;
 
 static struct kmem_cache *ft_qp_cache;
 static void retire_work_fn(struct work_struct *work);
@@ -47,7 +48,7 @@ static struct ft_qp __rcu **slot_of(struct ft_dev *dev, u32 qpn, gfp_t gfp)
 
 	leaf = rcu_dereference_protected(dev->idx->root[hi],
 					 lockdep_is_held(&dev->lock));
-	if (!leaf) {
+	if (leaf == &ft_leaf_none) {
 		if (!gfp)
 			return NULL;
 		leaf = kzalloc(sizeof(*leaf), gfp | __GFP_NOWARN);
@@ -346,7 +347,7 @@ void ft_qp_free_all(struct ft_dev *dev)
 	}
 	for (i = 0; i < FT_ROOT_SIZE; i++) {
 		leaf = rcu_dereference_protected(dev->idx->root[i], true);
-		if (!leaf)
+		if (leaf == &ft_leaf_none)
 			continue;
 		for (j = 0; j < FT_LEAF_SIZE; j++) {
 			qp = rcu_dereference_protected(leaf->slot[j], true);

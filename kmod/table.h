@@ -29,13 +29,25 @@ struct ft_qpidx {
 	struct ft_leaf __rcu *root[FT_ROOT_SIZE];
 };
 
+/*
+ * The leaf of every range without QPs, all its slots NULL and never
+ * written, so that a lookup tests nothing on its way to the slot.
+ */
+extern struct ft_leaf ft_leaf_none;
+
+static inline void ft_qpidx_init(struct ft_qpidx *idx)
+{
+	unsigned int i;
+
+	for (i = 0; i < FT_ROOT_SIZE; i++)
+		RCU_INIT_POINTER(idx->root[i], &ft_leaf_none);
+}
+
 static inline struct ft_qp *ft_qpidx_find(const struct ft_qpidx *idx, u32 qpn)
 {
 	const struct ft_leaf *leaf;
 
 	leaf = ft_deref(idx->root[(qpn >> FT_LEAF_BITS) & (FT_ROOT_SIZE - 1)]);
-	if (unlikely(!leaf))
-		return NULL;
 	return ft_deref(leaf->slot[qpn & (FT_LEAF_SIZE - 1)]);
 }
 

@@ -29,6 +29,7 @@ struct tmpl {
 };
 
 static struct tmpl mix[MIX];
+struct ft_leaf ft_leaf_none;		/* the module's is in qp.c */
 
 /* What per-CPU device totals cost: plain adds to this CPU's copy. */
 struct dev_totals {
@@ -227,7 +228,8 @@ static void setup(unsigned int nqps)
 	static struct ft_devmap_slot slots[FT_DEVMAP_SIZE];
 	unsigned int i, qpn;
 
-	bdev.idx = calloc(1, sizeof(*bdev.idx));
+	bdev.idx = malloc(sizeof(*bdev.idx));
+	ft_qpidx_init(bdev.idx);
 	slots[ft_devmap_hash(&ibdev_key)].key = &ibdev_key;
 	slots[ft_devmap_hash(&ibdev_key)].dev = (struct ft_dev *)&bdev;
 	map.slots = slots;
@@ -241,7 +243,7 @@ static void setup(unsigned int nqps)
 		qp->type = 2;
 		qp->flags = FT_QP_PSN;
 		leaf = bdev.idx->root[qpn >> FT_LEAF_BITS];
-		if (!leaf) {
+		if (leaf == &ft_leaf_none) {
 			leaf = calloc(1, sizeof(*leaf));
 			bdev.idx->root[qpn >> FT_LEAF_BITS] = leaf;
 		}

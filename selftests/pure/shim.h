@@ -55,6 +55,7 @@ struct list_head {
 #define rcu_dereference(p) READ_ONCE(p)
 #define rcu_access_pointer(p) READ_ONCE(p)
 #define rcu_dereference_check(p, c) READ_ONCE(p)
+#define RCU_INIT_POINTER(p, v) ((p) = (v))
 #define rcu_assign_pointer(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
 #define BIT(n) (1UL << (n))
 #ifndef ARRAY_SIZE

@@ -97,6 +97,8 @@ TEST(aeth_syndromes)
 
 static struct ft_qp *new_qp(void);
 
+struct ft_leaf ft_leaf_none;		/* the module's is in qp.c */
+
 TEST(ecn_ipv4_ipv6)
 {
 	struct ft_pkt p;
@@ -349,7 +351,9 @@ TEST(qp_index_and_device_map)
 	struct ft_qp qp = {};
 	int key1, key2;
 
+	ft_qpidx_init(&idx);
 	EXPECT_EQ(NULL, ft_qpidx_find(&idx, 0x345));
+	EXPECT_EQ(NULL, ft_qpidx_find(&idx, 0xffffff));
 	idx.root[0x345 >> FT_LEAF_BITS] = &leaf;
 	leaf.slot[0x345 & (FT_LEAF_SIZE - 1)] = &qp;
 	EXPECT_EQ(&qp, ft_qpidx_find(&idx, 0x345));
