@@ -17,6 +17,12 @@ struct ft_devmap ft_devmap = { .slots = RCU_INITIALIZER(devmap_empty) };
 
 static struct ib_client ft_client;
 
+static void devmap_free(struct ft_devmap_slot *slots)
+{
+	if (slots != devmap_empty)
+		kfree(slots);
+}
+
 static const char *driver_name(const struct ib_device *ibdev)
 {
 	if (ibdev->ops.owner)
@@ -64,8 +70,7 @@ static int devmap_update(struct ft_dev *add, const struct ft_dev *del)
 	old = rcu_replace_pointer(ft_devmap.slots, slots,
 				  lockdep_is_held(&ft_devs_lock));
 	synchronize_rcu();
-	if (old != devmap_empty)
-		kfree(old);
+	devmap_free(old);
 	return 0;
 
 err_full:
@@ -289,11 +294,7 @@ int ft_dev_init(void)
 
 void ft_dev_exit(void)
 {
-	struct ft_devmap_slot *slots;
-
 	ib_unregister_client(&ft_client);
-	slots = rcu_dereference_protected(ft_devmap.slots, true);
-	if (slots != devmap_empty)
-		kfree(slots);
+	devmap_free(rcu_dereference_protected(ft_devmap.slots, true));
 	RCU_INIT_POINTER(ft_devmap.slots, devmap_empty);
 }
