@@ -32,7 +32,8 @@ if [ "$mode" = full ]; then
 else
 	rounds=1 bw_iters=50 lat_iters=100
 fi
-bw_args="-e -s 65536 -u 20 -n $bw_iters"
+bw_args=(-e -s 65536 -u 20 -n "$bw_iters")
+lat_args=(-e -s 64 -n "$lat_iters")
 mtus=(1500 9000)
 res=$FT_OUT/bench-icount.txt
 raw=$FT_OUT/bench-icount.raw
@@ -84,8 +85,8 @@ for mtu in "${mtus[@]}"; do
 	# slabs still to grow, whichever state they measure: each tool runs
 	# once first, unmeasured
 	rmmod fabtrace 2>/dev/null || true
-	bench_perf self "$self" ib_send_bw $bw_args >/dev/null
-	bench_perf self "$self" ib_read_lat -e -s 64 -n "$lat_iters" >/dev/null
+	bench_perf self "$self" ib_send_bw "${bw_args[@]}" >/dev/null
+	bench_perf self "$self" ib_read_lat "${lat_args[@]}" >/dev/null
 	for ((r = 1; r <= rounds; r++)); do
 		if ((r % 2)); then order="loaded unloaded"; else order="unloaded loaded"; fi
 		for state in $order; do
@@ -93,12 +94,12 @@ for mtu in "${mtus[@]}"; do
 			[ "$state" = unloaded ] || modprobe fabtrace
 			[ "$state" = unloaded ] || c0=$(counts)
 			p0=$(rxe_stat sent_pkts)
-			bw=$(bench_perf self "$self" ib_send_bw $bw_args | awk '{ print $4 }')
+			bw=$(bench_perf self "$self" ib_send_bw "${bw_args[@]}" | awk '{ print $4 }')
 			pkts=$(($(rxe_stat sent_pkts) - p0))
 			if [ "$state" = loaded ] && [ "$counted" = ok ]; then
 				counted=$(check_counts "$c0" "$(counts)")
 			fi
-			rl=$(bench_perf self "$self" ib_read_lat -e -s 64 -n "$lat_iters" | awk '{ print $5 }')
+			rl=$(bench_perf self "$self" ib_read_lat "${lat_args[@]}" | awk '{ print $5 }')
 			echo "$state $r bw_MBps $bw read_lat_us $rl bw_pkts $pkts" | tee -a "$raw.$mtu"
 		done
 	done
@@ -107,7 +108,7 @@ for mtu in "${mtus[@]}"; do
 		echo "== 2b. traffic overhead in instructions (QEMU -icount): one node, rxe loopback,"
 		echo "   link MTU $mtu (RoCE MTU $pmtu), $rounds interleaved round(s) per state, kernel $FT_KVER"
 		bench_table "$raw.$mtu" "bw_MBps 4 >=0.99" "read_lat_us 6 <=1.02" "bw_pkts 8 (info)"
-		echo "   bw: ib_send_bw $bw_args; lat: ib_read_lat -e -s 64 -n $lat_iters (typical)"
+		echo "   bw: ib_send_bw ${bw_args[*]}; lat: ib_read_lat ${lat_args[*]} (typical)"
 		echo "   bw_pkts: packets rxe sent during ib_send_bw, retransmissions included"
 	} | tee -a "$res"
 	ktap_assert "MTU $mtu: fabtrace's packets == rxe's, ib_send_bw's bytes all counted ($counted)" \
