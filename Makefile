@@ -86,16 +86,17 @@ DEB_PKGS := build-essential kmod cpio xz-utils linux-image-amd64 \
 	iputils-ping jq bpftrace
 QEMU_MIN := 1:10
 deps:
-	@missing=$$(dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' \
+	@# dpkg-query exits 1 for a package it does not know: awk lists those
+	@missing=$$({ dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' \
 		$(DEB_PKGS) 'linux-image-6.12.*+deb12-amd64' \
-		'linux-headers-6.12.*+deb12-amd64' 2>/dev/null | \
+		'linux-headers-6.12.*+deb12-amd64' 2>/dev/null || true; } | \
 		awk '$$1 == "ii" { ok[$$2] = 1 } \
 		     $$1 == "ii" && $$2 ~ /^linux-image-6\.12\./ { img = 1 } \
 		     $$1 == "ii" && $$2 ~ /^linux-headers-6\.12\./ { hdr = 1 } \
 		     END { n = split("$(DEB_PKGS)", p, " "); \
 			   for (i = 1; i <= n; i++) if (!ok[p[i]]) print p[i]; \
 			   if (!img || !hdr) print "linux-6.12" }'); \
-	qv=$$(dpkg-query -W -f='$${Version}' qemu-system-x86 2>/dev/null); \
+	qv=$$(dpkg-query -W -f='$${Version}' qemu-system-x86 2>/dev/null || :); \
 	dpkg --compare-versions "$${qv:-0}" ge $(QEMU_MIN) || \
 		missing="$$missing qemu-system-x86/bookworm-backports"; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
