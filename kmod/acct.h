@@ -139,7 +139,8 @@ static inline bool ft_tx_retrans(u32 *track, u32 psn)
 {
 	u32 cur = READ_ONCE(*track);
 
-	if ((cur & FT_PSN_VALID) && ft_psn_diff(psn, cur & FT_PSN_MASK) <= 0)
+	/* a PSN past the last, the common case, tests no flag */
+	if (unlikely(ft_psn_diff(psn, cur) <= 0) && (cur & FT_PSN_VALID))
 		return true;
 	WRITE_ONCE(*track, psn | FT_PSN_VALID);
 	return false;
@@ -201,15 +202,14 @@ static __always_inline unsigned int ft_acct_tx(struct ft_qp *qp,
 static inline void ft_rx_request(struct ft_qp *qp, const struct ft_pkt *pkt)
 {
 	u32 cur = READ_ONCE(qp->rx_req_psn);
-	s32 diff;
 
-	if (cur & FT_PSN_VALID) {
-		diff = ft_psn_diff(pkt->psn, cur);
-		if (unlikely(diff < 0)) {
+	/* the PSN expected, the common case, tests no flag */
+	if (unlikely((pkt->psn - cur) & FT_PSN_MASK) && (cur & FT_PSN_VALID)) {
+		if (ft_psn_diff(pkt->psn, cur) < 0) {
 			atomic64_inc(&qp->cong.rx_dup);
 			return;
 		}
-		if (unlikely(diff > 0 && !(cur & FT_PSN_LOOSE))) {
+		if (!(cur & FT_PSN_LOOSE)) {
 			atomic64_inc(&qp->cong.rx_oos);
 			return;
 		}

@@ -91,21 +91,19 @@ enum ft_parse_err {
 
 /*
  * One entry per BTH opcode: class, extended transport header bytes after
- * the BTH, flags (FT_PKT_REQ or FT_PKT_RESP: the PSN space of the opcode).
- * Reserved or vendor opcodes are not FT_OP_VALID: "other", no payload.
- * Four bytes an entry: one scaled index reaches every field.
+ * the BTH, and flags: the packet's FT_PKT_* (FT_PKT_REQ or FT_PKT_RESP:
+ * the PSN space of the opcode) in the low byte, what the parse must do
+ * above it.  Reserved or vendor opcodes are not FT_OP_VALID: "other", no
+ * payload.  Four bytes an entry: one scaled index reaches every field.
  */
-#define FT_OP_AETH	0x80
-#define FT_OP_VALID	0x40
-/* the flags of an entry that are the packet's */
-#define FT_OP_PKT	(FT_PKT_REQ | FT_PKT_RESP | FT_PKT_ACK | FT_PKT_CNP | \
-			 FT_PKT_READ)
+#define FT_OP_VALID	0x0100
+#define FT_OP_AETH	0x0200	/* an AETH follows the BTH */
+#define FT_OP_PLAIN	0x0400	/* valid, no AETH: nothing more to parse */
 
 struct ft_op {
 	u8 cls;
 	u8 ext;
-	u8 flags;
-	u8 unused;
+	u16 flags;
 };
 
 extern const struct ft_op ft_ops[256];
@@ -125,7 +123,7 @@ static __always_inline enum ft_parse_err ft_parse_udp(const u8 *ip, u32 iphl,
 	const struct ft_op *op;
 	const u8 *udp = ip + iphl, *bth = udp + 8;
 	u32 udplen, hdrs, w;
-	u8 flags, a;
+	u8 a;
 
 	if (unlikely(ft_get_be16(udp + 2) != FT_ROCE_UDP_PORT))
 		return FT_PARSE_NOT_ROCE;
@@ -138,8 +136,7 @@ static __always_inline enum ft_parse_err ft_parse_udp(const u8 *ip, u32 iphl,
 	pkt->qpn = ft_get_be32(bth + 4) & 0xffffff;
 	pkt->psn = ft_get_be32(bth + 8) & 0xffffff;
 	op = &ft_ops[w >> 24];
-	flags = op->flags;
-	pkt->flags |= flags & FT_OP_PKT;
+	pkt->flags |= op->flags & 0xff;
 	pkt->cls = op->cls;
 	pkt->slot = op->cls;
 
@@ -147,17 +144,19 @@ static __always_inline enum ft_parse_err ft_parse_udp(const u8 *ip, u32 iphl,
 	if (unlikely(udplen < hdrs))
 		return FT_PARSE_BAD_LEN;
 	pkt->payload = udplen - hdrs;
-	if (unlikely(!(flags & FT_OP_VALID))) {
+	if (likely(op->flags & FT_OP_PLAIN))
+		return FT_PARSE_OK;
+
+	if (unlikely(!(op->flags & FT_OP_VALID))) {
 		/* reserved or vendor opcodes: no payload is claimed for them */
 		pkt->cls = FT_CLS_OTHER;
 		pkt->slot = FT_CLS_OTHER;
 		pkt->payload = 0;
 	}
-
-	if (flags & FT_OP_AETH) {
+	if (op->flags & FT_OP_AETH) {
 		if (unlikely(avail < iphl + 8 + FT_BTH_LEN + 1))
 			return FT_PARSE_SHORT;
-		if (flags & FT_PKT_ACK) {
+		if (op->flags & FT_PKT_ACK) {
 			/* FT_CLS_NAK follows FT_CLS_ACK */
 			a = ft_aeth[bth[FT_BTH_LEN]];
 			pkt->cls = FT_CLS_ACK + (a >> 6);
@@ -203,6 +202,12 @@ static __always_inline enum ft_parse_err ft_parse_ip(const u8 *ip, u32 avail,
 	}
 }
 
+/* The common case, IPv4 without options over UDP: a constant header length. */
+static __always_inline bool ft_ip_plain(const u8 *ip, u32 avail)
+{
+	return avail >= 20 + 8 + FT_BTH_LEN && ip[0] == 0x45 && ip[9] == 17;
+}
+
 /**
  * ft_parse() - parse a RoCEv2 packet from its IP header on
  * @ip: the IPv4 or IPv6 header
@@ -218,8 +223,7 @@ static __always_inline enum ft_parse_err ft_parse(const u8 *ip, u32 avail,
 {
 	if (unlikely(avail > len))
 		return FT_PARSE_SHORT;
-	/* the common case first, with a constant header length */
-	if (likely(avail >= 20 + 8 + FT_BTH_LEN && ip[0] == 0x45 && ip[9] == 17)) {
+	if (likely(ft_ip_plain(ip, avail))) {
 		pkt->tclass = ip[1];
 		pkt->flags = 0;
 		return ft_parse_udp(ip, 20, avail, len, pkt);
