@@ -171,13 +171,14 @@ struct ft_dev *ft_dev_get(u32 index, const char *name, bool next)
 /**
  * ft_dev_totals() - sum the per-CPU totals of @dev
  * @dev: the device
- * @sum: the sums
+ * @sum: the sums, whose pkts[] then count packets per class: the NAK
+ *	syndromes are folded into FT_CLS_NAK, the slots after it zero
  */
 void ft_dev_totals(const struct ft_dev *dev, struct ft_dev_pcpu *sum)
 {
 	const u64 *src;
 	u64 *dst = (u64 *)sum;
-	unsigned int cpu, i, n = sizeof(*sum) / sizeof(u64);
+	unsigned int cpu, d, i, n = sizeof(*sum) / sizeof(u64);
 
 	memset(sum, 0, sizeof(*sum));
 	for_each_possible_cpu(cpu) {
@@ -185,6 +186,11 @@ void ft_dev_totals(const struct ft_dev *dev, struct ft_dev_pcpu *sum)
 		for (i = 0; i < n; i++)
 			dst[i] += READ_ONCE(src[i]);
 	}
+	for (d = 0; d < 2; d++)
+		for (i = FT_CLS_NAK + 1; i < FT_SLOT_MAX; i++) {
+			sum->pkts[d][FT_CLS_NAK] += sum->pkts[d][i];
+			sum->pkts[d][i] = 0;
+		}
 }
 
 static int ft_client_add(struct ib_device *ibdev)

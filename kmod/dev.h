@@ -16,7 +16,7 @@
 /* Totals of a device, per CPU: the hot path adds without atomics. */
 struct ft_dev_pcpu {
 	u64 bytes[2];
-	u64 cls[2][FT_CLS_MAX];
+	u64 pkts[2][FT_SLOT_MAX];	/* as a QP's: NAKs by syndrome */
 	u64 unknown[2];		/* packets of QPs with no entry */
 	u64 malformed;
 };

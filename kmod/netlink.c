@@ -193,8 +193,8 @@ static int dev_fill(struct sk_buff *skb, struct ft_dev *dev, u32 portid,
 			 FABTRACE_A_DEV_PAD) ||
 	    nla_put_u32(skb, FABTRACE_A_DEV_QPS, nr_live) ||
 	    nla_put_u32(skb, FABTRACE_A_DEV_RETAINED, nr_retired) ||
-	    put_traffic(skb, FABTRACE_A_DEV_TX, tot->bytes[FT_TX], tot->cls[FT_TX]) ||
-	    put_traffic(skb, FABTRACE_A_DEV_RX, tot->bytes[FT_RX], tot->cls[FT_RX]) ||
+	    put_traffic(skb, FABTRACE_A_DEV_TX, tot->bytes[FT_TX], tot->pkts[FT_TX]) ||
+	    put_traffic(skb, FABTRACE_A_DEV_RX, tot->bytes[FT_RX], tot->pkts[FT_RX]) ||
 	    put_u64(skb, FABTRACE_A_DEV_UNKNOWN_TX, tot->unknown[FT_TX],
 		    FABTRACE_A_DEV_PAD) ||
 	    put_u64(skb, FABTRACE_A_DEV_UNKNOWN_RX, tot->unknown[FT_RX],

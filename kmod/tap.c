@@ -33,7 +33,7 @@ static __always_inline void tap_hdrs(struct ft_dev *dev,
 		return;
 	}
 	this_cpu_add(pc->bytes[dir], pkt.payload);
-	this_cpu_inc(pc->cls[dir][pkt.cls]);
+	this_cpu_inc(pc->pkts[dir][(unsigned long)pkt.slot]);
 
 	if (dir == FT_TX)
 		qp = ft_qp_of(dev, ibqp);
@@ -68,6 +68,16 @@ static noinline void tap_copy(struct ft_dev *dev, const struct ib_qp *ibqp,
 }
 
 /*
+ * IPv6, IPv4 with options or not IP at all, which rxe does not send: out
+ * of line, so the straight path need not save the registers they take.
+ */
+static noinline void tap_other(struct ft_dev *dev, const struct ib_qp *ibqp,
+			       const u8 *h, unsigned int len, unsigned int dir)
+{
+	tap_hdrs(dev, ibqp, h, len, len, dir);
+}
+
+/*
  * Both taps run as RCU-sched readers (see ft_deref()): rxe calls its
  * packet functions from softirqs and, on 6.12, from a workqueue.
  */
@@ -77,19 +87,25 @@ static __always_inline void tap(const struct ib_device *ibdev,
 				unsigned int dir)
 {
 	struct ft_dev *dev;
-	unsigned int len, avail;
+	unsigned int len;
+	const u8 *h;
 
 	rcu_read_lock_sched_notrace();
 	if (unlikely(!ft_devmap_get(&ft_devmap, ibdev, &dev)))
 		goto out;
 
 	len = skb->len - off;
-	avail = min_t(unsigned int, len, FT_HDR_MAX);
 	/* rxe's skbs are linear: then all @len bytes from @off are at hand */
-	if (likely(!skb->data_len))
-		tap_hdrs(dev, ibqp, skb->data + off, avail, len, dir);
-	else
-		tap_copy(dev, ibqp, skb, off, avail, len, dir);
+	if (likely(!skb->data_len)) {
+		h = skb->data + off;
+		if (likely(ft_ip_plain(h, len)))
+			tap_hdrs(dev, ibqp, h, len, len, dir);
+		else
+			tap_other(dev, ibqp, h, len, dir);
+	} else {
+		tap_copy(dev, ibqp, skb, off,
+			 min_t(unsigned int, len, FT_HDR_MAX), len, dir);
+	}
 out:
 	rcu_read_unlock_sched_notrace();
 }

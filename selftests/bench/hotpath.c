@@ -34,7 +34,7 @@ struct ft_leaf ft_leaf_none;		/* the module's is in qp.c */
 /* What per-CPU device totals cost: plain adds to this CPU's copy. */
 struct dev_totals {
 	u64 bytes[2];
-	u64 cls[2][FT_CLS_MAX];
+	u64 pkts[2][FT_SLOT_MAX];
 	u64 unknown[2];
 	u64 malformed;
 };
@@ -61,16 +61,17 @@ static inline __attribute__((always_inline)) void fabtrace(const void *ibdev,
 	struct ft_pkt pkt;
 	struct bdev *dev;
 	struct ft_qp *qp;
-	unsigned int avail = len < FT_HDR_MAX ? len : FT_HDR_MAX, ev;
+	unsigned int ev;
 
 	if (unlikely(!ft_devmap_get(&map, ibdev, (struct ft_dev **)&dev)))
 		return;
-	if (unlikely(ft_parse(h, avail, len, &pkt) != FT_PARSE_OK)) {
+	/* a linear skb: all of it is at hand */
+	if (unlikely(ft_parse(h, len, len, &pkt) != FT_PARSE_OK)) {
 		dev->tot.malformed++;
 		return;
 	}
 	dev->tot.bytes[dir] += pkt.payload;
-	dev->tot.cls[dir][pkt.cls]++;
+	dev->tot.pkts[dir][pkt.slot]++;
 	qp = ft_qpidx_find(dev->idx, pkt.qpn);
 	if (unlikely(!qp)) {
 		dev->tot.unknown[dir]++;
@@ -110,13 +111,12 @@ static inline __attribute__((always_inline)) void naive(const void *ibdev,
 {
 	struct ft_pkt pkt;
 	struct nqp *qp;
-	unsigned int avail = len < FT_HDR_MAX ? len : FT_HDR_MAX;
 
-	if (ft_parse(h, avail, len, &pkt) != FT_PARSE_OK)
+	if (ft_parse(h, len, len, &pkt) != FT_PARSE_OK)
 		return;
 	pthread_mutex_lock(&naive_lock);
 	naive_tot.bytes[dir] += pkt.payload;
-	naive_tot.cls[dir][pkt.cls]++;
+	naive_tot.pkts[dir][pkt.slot]++;
 	for (qp = naive_table[naive_hash(ibdev, pkt.qpn)]; qp; qp = qp->next)
 		if (qp->ibdev == ibdev && qp->qpn == pkt.qpn)
 			break;
