@@ -10,6 +10,7 @@
 #   make test            deps + build + check + vm-test (what CI runs)
 #   make demo            two-node soft-RoCE cluster with fabtrace, live
 #   make bench           benchmarks (print numbers, never fail on timing)
+#   make fresh-check     make demo + make check on a bare Debian 12 root
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -21,8 +22,13 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 
 # Every Debian kernel whose headers are installed, unless KVER names one.
+# Read when make starts: a target that installs the headers first (demo,
+# test) runs the rest in a sub-make, which reads it again.
 KVERS := $(if $(KVER),$(KVER),$(sort $(patsubst /lib/modules/%/build,%,\
 	$(wildcard /lib/modules/*/build))))
+# First line of a recipe that needs kernel headers.
+need_kvers = @test -n "$(strip $(KVERS))" || { echo "no kernel headers in \
+	/lib/modules/*/build: run 'make deps'" >&2; exit 1; }
 KVER_HOST := $(shell uname -r)
 # `make install` targets one kernel: the running one, unless KVER is given.
 KVER_INSTALL := $(if $(KVER),$(KVER),$(KVER_HOST))
@@ -32,13 +38,13 @@ KMOD_SRCS := $(wildcard $(TOP)/kmod/*.[ch]) $(TOP)/kmod/Kbuild $(TOP)/Kbuild \
 
 export TOP BUILD KVERS
 
-.PHONY: all modules user check vm-test test demo bench deps install uninstall \
-	clean style sparse spec-check help
+.PHONY: all modules user check vm-test test demo demo-run bench deps install \
+	uninstall clean style sparse spec-check help fresh-check
 
 all: modules user
 
 help:
-	@sed -n '3,13s/^# \{0,1\}//p' $(TOP)/Makefile
+	@sed -n '3,14s/^# \{0,1\}//p' $(TOP)/Makefile
 
 # --- kernel module --------------------------------------------------------
 # Each kernel gets its own tree of symlinks under build/, so objects built
@@ -55,6 +61,8 @@ $(BUILD)/$(1)/kmod/fabtrace.ko: $(KMOD_SRCS)
 modules: $(BUILD)/$(1)/kmod/fabtrace.ko
 endef
 $(foreach k,$(KVERS),$(eval $(call kmod_rule,$(k))))
+modules:
+	$(need_kvers)
 
 # --- userspace ------------------------------------------------------------
 user:
@@ -73,54 +81,8 @@ uninstall:
 	$(MAKE) -C $(TOP)/user uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 # --- dependencies -----------------------------------------------------------
-# Quiet and quick when everything is present; otherwise apt-get update, then
-# install what is missing.  The newest Debian 6.12 kernel is looked up, never
-# hard-coded.  QEMU comes from bookworm-backports: 7.2's TCG corrupts the
-# flags of 6.12 guests now and then (see Documentation/design.rst).
-DEB_PKGS := build-essential kmod cpio xz-utils linux-image-amd64 \
-	linux-headers-amd64 linux-source-6.12 busybox-static \
-	rdma-core ibverbs-utils perftest rdmacm-utils iproute2 libmnl-dev \
-	libnl-3-dev libnl-genl-3-dev libibverbs-dev librdmacm-dev libjson-c-dev \
-	tcpdump tshark sparse python3 python3-yaml python3-jsonschema yamllint \
-	codespell valgrind clang libclang-rt-14-dev zstd shellcheck \
-	iputils-ping jq bpftrace
-QEMU_MIN := 1:10
 deps:
-	@# dpkg-query exits 1 for a package it does not know: awk lists those
-	@missing=$$({ dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' \
-		$(DEB_PKGS) 'linux-image-6.12.*+deb12-amd64' \
-		'linux-headers-6.12.*+deb12-amd64' 2>/dev/null || true; } | \
-		awk '$$1 == "ii" { ok[$$2] = 1 } \
-		     $$1 == "ii" && $$2 ~ /^linux-image-6\.12\./ { img = 1 } \
-		     $$1 == "ii" && $$2 ~ /^linux-headers-6\.12\./ { hdr = 1 } \
-		     END { n = split("$(DEB_PKGS)", p, " "); \
-			   for (i = 1; i <= n; i++) if (!ok[p[i]]) print p[i]; \
-			   if (!img || !hdr) print "linux-6.12" }'); \
-	qv=$$(dpkg-query -W -f='$${Version}' qemu-system-x86 2>/dev/null || :); \
-	dpkg --compare-versions "$${qv:-0}" ge $(QEMU_MIN) || \
-		missing="$$missing qemu-system-x86/bookworm-backports"; \
-	if [ -z "$$missing" ]; then exit 0; fi; \
-	echo "deps: installing $$(echo $$missing)"; \
-	export DEBIAN_FRONTEND=noninteractive; \
-	grep -rqs '^[^#]*bookworm-backports' /etc/apt/sources.list \
-		/etc/apt/sources.list.d || \
-		printf '%s\n' 'Types: deb' 'URIs: http://deb.debian.org/debian' \
-			'Suites: bookworm-backports' 'Components: main' \
-			'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' \
-			>/etc/apt/sources.list.d/fabtrace-backports.sources; \
-	apt-get update -qq; \
-	k612=$$(apt-cache search --names-only \
-		'^linux-image-6\.12\.[0-9]+\+deb12-amd64$$' | \
-		awk '{ print $$1 }' | sort -V | tail -n 1); \
-	test -n "$$k612" || { echo "deps: no Debian 6.12 kernel found" >&2; exit 1; }; \
-	apt-get install -y -qq --no-install-recommends $(DEB_PKGS) \
-		"$$k612" "$${k612/image/headers}" >/dev/null; \
-	apt-get install -y -qq --no-install-recommends \
-		-t bookworm-backports qemu-system-x86 >/dev/null; \
-	qv=$$(dpkg-query -W -f='$${Version}' qemu-system-x86); \
-	dpkg --compare-versions "$$qv" ge $(QEMU_MIN) || \
-		{ echo "deps: QEMU $$qv is older than $(QEMU_MIN)" >&2; exit 1; }; \
-	echo "deps: done"
+	@$(TOP)/selftests/scripts/deps.sh
 
 # --- tests --------------------------------------------------------------------
 check: user $(BUILD)/tools/.stamp
@@ -128,6 +90,7 @@ check: user $(BUILD)/tools/.stamp
 	$(MAKE) -C $(TOP)/selftests host-check
 
 vm-test: all $(BUILD)/tools/.stamp
+	$(need_kvers)
 	$(MAKE) -C $(TOP)/selftests all
 	$(TOP)/selftests/qemu/vm-test.sh $(KVERS)
 
@@ -138,12 +101,21 @@ test: deps
 	$(MAKE) vm-test
 	$(MAKE) bench BENCH=smoke
 
+# deps may install the first kernel headers: the rest runs in a sub-make,
+# which sees them.
 demo: deps
-	$(MAKE) all $(BUILD)/tools/.stamp
+	$(MAKE) demo-run
+
+demo-run: all $(BUILD)/tools/.stamp
+	$(need_kvers)
 	$(MAKE) -C $(TOP)/selftests all
 	$(TOP)/selftests/qemu/demo.sh $(firstword $(filter 6.12%,$(KVERS)) $(KVERS))
 
+fresh-check:
+	$(TOP)/selftests/scripts/fresh-check.sh
+
 bench: all $(BUILD)/tools/.stamp
+	$(need_kvers)
 	$(MAKE) -C $(TOP)/selftests all
 	$(TOP)/selftests/bench/bench.sh $(BENCH)
 
@@ -155,6 +127,7 @@ style: $(BUILD)/tools/.stamp
 		-f $(wildcard $(TOP)/kmod/*.[ch]) $(TOP)/include/uapi/linux/fabtrace.h
 
 sparse: $(BUILD)/tools/.stamp
+	$(need_kvers)
 	@for k in $(KVERS); do \
 		rm -rf $(BUILD)/sparse-$$k && mkdir -p $(BUILD)/sparse-$$k && \
 		cp -rs $(TOP)/kmod $(TOP)/include $(TOP)/Kbuild $(BUILD)/sparse-$$k/ && \

@@ -19,7 +19,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ktap_plan 36
+ktap_plan 41
 
 # ---- scan-logs.sh ---------------------------------------------------------
 scan() { "$HERE/qemu/scan-logs.sh" "$@" >"$work/scan.out"; }
@@ -85,6 +85,27 @@ ktap_result "runner: totals line" \
 	grep -qx '# Totals: pass:2 fail:3 xfail:0 xpass:0 skip:1 error:0' "$tap"
 ktap_result "runner: stdout carries the same TAP" \
 	bash -c "grep -v '^# .* took ' '$work/runner.out' | diff -q - <(grep -v '^# .* took ' '$tap')"
+
+# ---- no kernel: loud, never a silent success ---------------------------------
+# The Makefile once handed demo.sh an empty kernel list (headers installed by
+# the same make run, after it had looked for them).
+loud() {
+	local want=$1 rc=0
+
+	shift
+	"$@" >"$work/loud.out" 2>&1 || rc=$?
+	[ "$rc" -ne 0 ] && grep -q "$want" "$work/loud.out"
+}
+ktap_result "demo.sh: an empty kernel argument fails and says why" \
+	loud 'empty kernel name.*make deps' "$HERE/qemu/demo.sh" ''
+ktap_result "demo.sh: no kernel argument fails and says why" \
+	loud 'no kernel given.*make deps' "$HERE/qemu/demo.sh"
+ktap_result "vm-test.sh: an empty kernel argument fails and says why" \
+	loud 'empty kernel name.*make deps' "$HERE/qemu/vm-test.sh" ''
+ktap_result "vm-test.sh: a kernel without an image fails and says why" \
+	loud 'no kernel image' "$HERE/qemu/vm-test.sh" 0.0-no-such-kernel
+ktap_result "make: no kernel headers fails and names make deps" \
+	loud "no kernel headers.*make deps" make -s -C "$HERE/.." demo-run KVERS=
 
 # ---- ftpeer over loopback ---------------------------------------------------
 port=$((20000 + $$ % 20000))

@@ -11,7 +11,8 @@ set -euo pipefail
 
 . "$(dirname "$(readlink -f "$0")")/nodes.sh"
 
-[ $# -eq 1 ] || { sed -n '3,9s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+[ $# -le 1 ] || { sed -n '3,9s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+ftvm_check_kvers demo "$@" || exit
 kver=$1
 missing=0
 if [ ! -f "$BUILD/$kver/kmod/fabtrace.ko" ]; then

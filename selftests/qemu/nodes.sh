@@ -62,6 +62,29 @@ ftvm_log() {
 	echo "vm-test: ${FTVM_KVER:+$FTVM_KVER: }$*" >&2
 }
 
+# ftvm_check_kvers WHO KVER...: fail loudly when no kernel or an empty one
+# is given (the Makefile found no headers, say) or one has no image, rather
+# than boot nothing and look like success.
+ftvm_check_kvers() {
+	local who=$1 k
+
+	shift
+	if [ $# -eq 0 ]; then
+		echo "$who: no kernel given: are its headers installed? (make deps)" >&2
+		return 2
+	fi
+	for k in "$@"; do
+		if [ -z "$k" ]; then
+			echo "$who: empty kernel name: are its headers installed? (make deps)" >&2
+			return 2
+		fi
+		if [ ! -r "/boot/vmlinuz-$k" ]; then
+			echo "$who: no kernel image /boot/vmlinuz-$k (make deps)" >&2
+			return 2
+		fi
+	done
+}
+
 # Prints MOD:PATH for MOD and its dependencies, dependencies first; builtin
 # modules print nothing (6.12 has the virtio core built in, 6.1 does not).
 _ftvm_mod_deps() {

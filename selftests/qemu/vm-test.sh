@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ $# -gt 0 ] || { usage >&2; exit 2; }
+ftvm_check_kvers vm-test.sh "$@" || { usage >&2; exit 2; }
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "vm-test.sh: -j wants a number >= 1" >&2; exit 2; }
 [ "$jobs" -le $# ] || jobs=$#
 parallel=0
