@@ -62,9 +62,12 @@ command -v mmdebstrap >/dev/null || "$top/selftests/scripts/deps.sh" mmdebstrap
 mkdir -p "$cache/archives/partial"
 if [ ! -s "$tarball" ]; then
 	say "building a bare bookworm root (mmdebstrap --variant=minbase)"
-	mmdebstrap --quiet --variant=minbase bookworm "$tarball.tmp" "$mirror" ||
+	# mmdebstrap picks the output's format from its name: keep .tar
+	rm -rf "$cache/new.tar"
+	mmdebstrap --quiet --variant=minbase bookworm "$cache/new.tar" "$mirror" ||
 		die "mmdebstrap failed"
-	mv "$tarball.tmp" "$tarball"
+	[ -f "$cache/new.tar" ] || die "mmdebstrap made no tarball"
+	mv "$cache/new.tar" "$tarball"
 else
 	say "bare root from the cache: $tarball"
 fi
