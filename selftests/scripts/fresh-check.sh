@@ -76,7 +76,7 @@ cleanup
 mkdir -p "$root"
 tar -xf "$tarball" -C "$root"
 for pkg in make git rdma-core qemu-system-x86; do
-	if chroot "$root" dpkg-query -W "$pkg" >/dev/null 2>&1; then
+	if [ "$(chroot "$root" dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null)" = "ii " ]; then
 		die "the bare root already has $pkg: not bare"
 	fi
 done
