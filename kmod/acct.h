@@ -57,6 +57,7 @@ struct ft_cong {
 #define FT_QP_CONGESTED		0x8
 /* internal flags, not reported */
 #define FT_QP_PSN		0x10	/* RC or XRC: PSNs are tracked */
+#define FT_QP_EVICTED		0x20	/* retired, given up for a live QP */
 #define FT_QP_UAPI_FLAGS	0x0f
 
 /*

@@ -67,6 +67,11 @@ static int devmap_update(struct ft_dev *add, const struct ft_dev *del)
 		slots[i].dev = add;
 	}
 
+	/* no device left: the static empty map, which is never freed */
+	if (!n) {
+		kfree(slots);
+		slots = devmap_empty;
+	}
 	old = rcu_replace_pointer(ft_devmap.slots, slots,
 				  lockdep_is_held(&ft_devs_lock));
 	synchronize_rcu();
@@ -298,9 +303,22 @@ int ft_dev_init(void)
 	return ib_register_client(&ft_client);
 }
 
+/*
+ * The hooks still run after the client is gone (main.c removes them
+ * later): the last map is unpublished, and its readers waited for, before
+ * it is freed.
+ */
 void ft_dev_exit(void)
 {
+	struct ft_devmap_slot *old;
+
 	ib_unregister_client(&ft_client);
-	devmap_free(rcu_dereference_protected(ft_devmap.slots, true));
-	RCU_INIT_POINTER(ft_devmap.slots, devmap_empty);
+	mutex_lock(&ft_devs_lock);
+	old = rcu_replace_pointer(ft_devmap.slots, &devmap_empty[0],
+				  lockdep_is_held(&ft_devs_lock));
+	mutex_unlock(&ft_devs_lock);
+	if (old != devmap_empty) {
+		synchronize_rcu();
+		devmap_free(old);
+	}
 }

@@ -122,7 +122,6 @@ static inline int ft_direct_off(struct ftrace_ops *ops, unsigned long addr)
 #endif /* FT_HOOK_DIRECT */
 
 static struct ft_fhook fhooks[] = {
-	{ .sym = "rdma_restrack_add", .fn = ft_life_add },
 	{ .sym = "rdma_restrack_commit_del", .fn = ft_life_del },
 	{ .sym = "rdma_restrack_del", .fn = ft_life_del },
 	{ .sym = "rxe_xmit_packet", .fn = ft_tap_tx,
@@ -137,17 +136,26 @@ static struct ft_fhook fhooks[] = {
 };
 
 /*
- * A modify's outcome is only known when it returns, so these two are
- * kretprobes; they run in process context, where nothing nests, and their
- * nmissed is reported as hook-missed.
+ * A modify's outcome is only known when it returns, and a created QP is in
+ * the restrack only when rdma_restrack_add() returns (life.c), so these are
+ * kretprobes.  They run in process context, where nothing nests; a call
+ * finding all their instances in use is missed, and counted in nmissed,
+ * which is reported as hook-missed: the create probe gets many.
  */
-static struct kretprobe modify_probes[] = {
-	{ .kp.symbol_name = "ib_modify_qp_with_udata" },
-	{ .kp.symbol_name = "ib_modify_qp" },
+static struct kretprobe probes[] = {
+	{ .kp.symbol_name = "ib_modify_qp_with_udata",
+	  .entry_handler = ft_life_modify_entry,
+	  .handler = ft_life_modify_return },
+	{ .kp.symbol_name = "ib_modify_qp",
+	  .entry_handler = ft_life_modify_entry,
+	  .handler = ft_life_modify_return },
+	{ .kp.symbol_name = "rdma_restrack_add",
+	  .entry_handler = ft_life_add_entry,
+	  .handler = ft_life_add_return },
 };
 
-static struct kretprobe *modify_list[] = {
-	&modify_probes[0], &modify_probes[1],
+static struct kretprobe *probe_list[] = {
+	&probes[0], &probes[1], &probes[2],
 };
 
 static DEFINE_MUTEX(hook_lock);
@@ -304,9 +312,9 @@ u64 ft_hook_missed(void)
 	u64 missed = 0;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(modify_probes); i++)
-		missed += READ_ONCE(modify_probes[i].nmissed) +
-			  READ_ONCE(modify_probes[i].kp.nmissed);
+	for (i = 0; i < ARRAY_SIZE(probes); i++)
+		missed += READ_ONCE(probes[i].nmissed) +
+			  READ_ONCE(probes[i].kp.nmissed);
 	return missed;
 }
 
@@ -315,15 +323,16 @@ int ft_hook_init(void)
 	unsigned int i;
 	int err;
 
-	for (i = 0; i < ARRAY_SIZE(modify_probes); i++) {
-		modify_probes[i].entry_handler = ft_life_modify_entry;
-		modify_probes[i].handler = ft_life_modify_return;
-		modify_probes[i].data_size = ft_life_modify_data_size();
-		modify_probes[i].maxactive = max(16, 4 * (int)num_possible_cpus());
+	BUILD_BUG_ON(ARRAY_SIZE(probe_list) != ARRAY_SIZE(probes));
+	for (i = 0; i < ARRAY_SIZE(probes); i++) {
+		probes[i].data_size = ft_life_probe_data_size();
+		probes[i].maxactive = max(16, 4 * (int)num_possible_cpus());
 	}
-	err = register_kretprobes(modify_list, ARRAY_SIZE(modify_list));
+	/* a QP created while all are in use would go untracked for life */
+	probes[2].maxactive = max(256, 32 * (int)num_possible_cpus());
+	err = register_kretprobes(probe_list, ARRAY_SIZE(probe_list));
 	if (err) {
-		pr_err("cannot probe ib_modify_qp: %d\n", err);
+		pr_err("cannot probe ib_modify_qp and rdma_restrack_add: %d\n", err);
 		return err;
 	}
 	err = hooks_on(false);
@@ -339,7 +348,7 @@ int ft_hook_init(void)
 err_hooks_off:
 	hooks_off(false);
 err_unregister_kretprobes:
-	unregister_kretprobes(modify_list, ARRAY_SIZE(modify_list));
+	unregister_kretprobes(probe_list, ARRAY_SIZE(probe_list));
 	return err;
 }
 
@@ -348,5 +357,5 @@ void ft_hook_exit(void)
 	unregister_module_notifier(&module_nb);
 	rxe_detach();
 	hooks_off(false);
-	unregister_kretprobes(modify_list, ARRAY_SIZE(modify_list));
+	unregister_kretprobes(probe_list, ARRAY_SIZE(probe_list));
 }

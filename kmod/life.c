@@ -2,7 +2,6 @@
 /* QP lifecycle hooks: create, modify, error, timers, failed completions. */
 
 #include <linux/kallsyms.h>
-#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timer.h>
 #include <rdma/ib_user_verbs.h>
@@ -36,7 +35,12 @@ static long retrans_off = -1, rnr_off = -1;
 static void learn_timer_offsets(const struct ib_qp *ibqp)
 {
 	const unsigned long *word = (const unsigned long *)ibqp;
-	size_t i, n = min_t(size_t, ksize(ibqp), 8192) / sizeof(*word);
+	/*
+	 * The driver's QP object, as ib_core allocated it: not ksize(), whose
+	 * slack past the object KASAN rightly reports, nor the ib_qp of an
+	 * XRC target, which is not the driver's object.
+	 */
+	size_t i, n = min_t(size_t, ibqp->device->ops.size_ib_qp, 8192) / sizeof(*word);
 	long fn = offsetof(struct timer_list, function);
 	char sym[KSYM_SYMBOL_LEN];
 
@@ -103,25 +107,37 @@ void notrace ft_life_rnr_timer(unsigned long ip, unsigned long parent_ip,
 
 /* --- create and destroy -------------------------------------------------- */
 
-/* rdma_restrack_add(res): the QP is complete, its creator not yet told. */
-void notrace ft_life_add(unsigned long ip, unsigned long parent_ip,
-			 struct ftrace_ops *op, struct ftrace_regs *fregs)
+/*
+ * rdma_restrack_add(res), hooked at its return: the QP is complete and in
+ * the device's restrack, its creator not yet told.  At the return, not the
+ * entry: a QP whose hook finds its device not yet known is then already in
+ * the restrack that the device's discovery walks afterwards (dev.c).
+ */
+int ft_life_add_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct rdma_restrack_entry *res = (void *)ft_arg(fregs, 0);
-	struct ib_qp *ibqp;
+	struct rdma_restrack_entry *res = (void *)regs_get_kernel_argument(regs, 0);
+
+	*(struct rdma_restrack_entry **)ri->data = res;
+	/* non-zero: no return handler for this call (not a QP) */
+	return res->type != RDMA_RESTRACK_QP;
+}
+
+int ft_life_add_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct rdma_restrack_entry *res = *(struct rdma_restrack_entry **)ri->data;
+	struct ib_qp *ibqp = container_of(res, struct ib_qp, res);
 	struct ft_dev *dev;
 
-	if (res->type != RDMA_RESTRACK_QP)
-		return;
-	ibqp = container_of(res, struct ib_qp, res);
 	rcu_read_lock();
 	dev = ft_dev_of(ibqp->device);
 	if (dev) {
 		ft_qp_created(dev, ibqp);
-		if (dev->hooked && (READ_ONCE(retrans_off) < 0 || READ_ONCE(rnr_off) < 0))
+		if (dev->hooked && ibqp->real_qp == ibqp &&
+		    (READ_ONCE(retrans_off) < 0 || READ_ONCE(rnr_off) < 0))
 			learn_timer_offsets(ibqp);
 	}
 	rcu_read_unlock();
+	return 0;
 }
 
 /* rdma_restrack_commit_del(res), rdma_restrack_del(res): the QP is gone. */
@@ -173,9 +189,10 @@ struct modify_args {
 	int mask;
 };
 
-size_t ft_life_modify_data_size(void)
+/* What the entry handlers of the kretprobes keep for their return. */
+size_t ft_life_probe_data_size(void)
 {
-	return sizeof(struct modify_args);
+	return max(sizeof(struct modify_args), sizeof(struct rdma_restrack_entry *));
 }
 
 /* ib_modify_qp_with_udata(qp, attr, mask, udata), ib_modify_qp(qp, attr, mask) */

@@ -8,8 +8,6 @@
 
 struct ib_cq;
 
-void ft_life_add(unsigned long ip, unsigned long parent_ip,
-		 struct ftrace_ops *op, struct ftrace_regs *fregs);
 void ft_life_del(unsigned long ip, unsigned long parent_ip,
 		 struct ftrace_ops *op, struct ftrace_regs *fregs);
 void ft_life_qp_error(unsigned long ip, unsigned long parent_ip,
@@ -22,9 +20,11 @@ void ft_life_cqe(const struct ib_cq *cq, const void *cqe);
 void ft_life_cq_post(unsigned long ip, unsigned long parent_ip,
 		     struct ftrace_ops *op, struct ftrace_regs *fregs);
 
+int ft_life_add_entry(struct kretprobe_instance *ri, struct pt_regs *regs);
+int ft_life_add_return(struct kretprobe_instance *ri, struct pt_regs *regs);
 int ft_life_modify_entry(struct kretprobe_instance *ri, struct pt_regs *regs);
 int ft_life_modify_return(struct kretprobe_instance *ri, struct pt_regs *regs);
-size_t ft_life_modify_data_size(void);
+size_t ft_life_probe_data_size(void);
 
 void ft_life_rxe_gone(void);
 

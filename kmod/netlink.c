@@ -521,6 +521,12 @@ err_put_dev:
  * message filled up.  Entries come and go meanwhile: the generation
  * counter in cb->seq flags such dumps NLM_F_DUMP_INTR.
  */
+/* cb->seq of a dump; netlink ignores a 0, so the generation never gives one */
+static u32 dump_generation(void)
+{
+	return atomic_read(&ft_qp_stats.generation) ?: 1;
+}
+
 struct ft_qp_dump_ctx {
 	u32 dev_index;
 	u32 qpn;		/* next live QP number to look at */
@@ -621,7 +627,7 @@ int fabtrace_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	if (tb[FABTRACE_A_QP_DEV_NAME])
 		name = nla_data(tb[FABTRACE_A_QP_DEV_NAME]);
 
-	cb->seq = atomic_read(&ft_qp_stats.generation);
+	cb->seq = dump_generation();
 	while ((dev = ft_dev_get(ctx->dev_index, NULL, true))) {
 		bool match = (!tb[FABTRACE_A_QP_DEV_INDEX] ||
 			      nla_get_u32(tb[FABTRACE_A_QP_DEV_INDEX]) == dev->index) &&
@@ -641,6 +647,12 @@ int fabtrace_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		memset(ctx, 0, sizeof(*ctx));
 		ctx->dev_index = index + 1;
 	}
+	/*
+	 * Sampled again at the end, so that a change during the last part
+	 * (a QP destroyed after its live entry was sent, and sent again as
+	 * retired) flags the NLMSG_DONE that follows, even in a one-part dump.
+	 */
+	cb->seq = dump_generation();
 	return err == -EMSGSIZE && skb->len ? skb->len : err;
 }
 
@@ -722,6 +734,7 @@ int fabtrace_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	struct ft_dev *dev;
 	u64 malformed = 0, unknown = 0, index_bytes = 0;
+	int live;
 	u32 index = 0;
 	void *hdr;
 
@@ -742,9 +755,10 @@ int fabtrace_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 				FABTRACE_CMD_STATS_GET);
 	if (!hdr)
 		goto err_free_msg;
-	if (nla_put_u32(msg, FABTRACE_A_STATS_QPS,
-			atomic_read(&ft_qp_stats.entries) -
-			atomic_read(&ft_qp_stats.retained)) ||
+	/* two reads apart: a QP destroyed between them must not wrap it */
+	live = atomic_read(&ft_qp_stats.entries) -
+	       atomic_read(&ft_qp_stats.retained);
+	if (nla_put_u32(msg, FABTRACE_A_STATS_QPS, max(live, 0)) ||
 	    nla_put_u32(msg, FABTRACE_A_STATS_RETAINED,
 			atomic_read(&ft_qp_stats.retained)) ||
 	    nla_put_u32(msg, FABTRACE_A_STATS_MAX_QPS, READ_ONCE(ft_max_qps)) ||
@@ -768,7 +782,9 @@ int fabtrace_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, FABTRACE_A_STATS_GENERATION,
 			atomic_read(&ft_qp_stats.generation)) ||
 	    put_u64(msg, FABTRACE_A_STATS_INDEX_BYTES, index_bytes,
-		    FABTRACE_A_STATS_PAD))
+		    FABTRACE_A_STATS_PAD) ||
+	    put_u64(msg, FABTRACE_A_STATS_EVICTED,
+		    atomic64_read(&ft_qp_stats.evicted), FABTRACE_A_STATS_PAD))
 		goto err_free_msg;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
@@ -893,6 +909,16 @@ static int merge_ops(void)
 }
 #endif
 
+/*
+ * The generated group, with the flag the spec gives it and the generator
+ * drops: events carry every tenant's PIDs, commands and peers, where the
+ * dumps show a reader only its own PID namespace's QPs.
+ */
+static const struct genl_multicast_group mcgrps[] = {
+	[FABTRACE_NLGRP_EVENTS] = { .name = "events",
+				    .flags = GENL_MCAST_CAP_NET_ADMIN },
+};
+
 int ft_nl_init(void)
 {
 	int err;
@@ -912,6 +938,9 @@ int ft_nl_init(void)
 	err = merge_ops();
 	if (err)
 		return err;
+	if (WARN_ON(fabtrace_nl_family.n_mcgrps != ARRAY_SIZE(mcgrps)))
+		return -EINVAL;
+	fabtrace_nl_family.mcgrps = mcgrps;
 	return genl_register_family(&fabtrace_nl_family);
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* QP entries: creation, destruction, retention, reset and discovery. */
 
+#include <linux/moduleparam.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -40,8 +41,13 @@ unsigned int ft_qp_entry_size(void)
 	return kmem_cache_size(ft_qp_cache);
 }
 
-/* Caller holds dev->lock.  Leaves are never freed before the device. */
-static struct ft_qp __rcu **slot_of(struct ft_dev *dev, u32 qpn, gfp_t gfp)
+/*
+ * Caller holds dev->lock.  A missing leaf is taken from @spare, which the
+ * caller allocated before locking (NULL: do not add one).  Leaves are never
+ * freed before the device.
+ */
+static struct ft_qp __rcu **slot_of(struct ft_dev *dev, u32 qpn,
+				    struct ft_leaf **spare)
 {
 	struct ft_leaf *leaf;
 	u32 hi = (qpn >> FT_LEAF_BITS) & (FT_ROOT_SIZE - 1);
@@ -49,11 +55,10 @@ static struct ft_qp __rcu **slot_of(struct ft_dev *dev, u32 qpn, gfp_t gfp)
 	leaf = rcu_dereference_protected(dev->idx->root[hi],
 					 lockdep_is_held(&dev->lock));
 	if (leaf == &ft_leaf_none) {
-		if (!gfp)
+		if (!spare || !*spare)
 			return NULL;
-		leaf = kzalloc(sizeof(*leaf), gfp | __GFP_NOWARN);
-		if (!leaf)
-			return NULL;
+		leaf = *spare;
+		*spare = NULL;
 		rcu_assign_pointer(dev->idx->root[hi], leaf);
 		dev->nr_leaves++;
 	}
@@ -73,14 +78,73 @@ static void fill_owner(struct ft_qp *qp, struct ib_qp *ibqp)
 	}
 }
 
-static struct ft_qp *qp_alloc(struct ib_qp *ibqp, gfp_t gfp)
+/*
+ * Give up the oldest retained entry of @dev: it stops counting against
+ * max_qps at once and is freed by the retire worker after a grace period
+ * (readers may be on it, and the caller may not sleep).  The entries so
+ * marked are always the first ones of the retired list.
+ */
+static bool evict_one(struct ft_dev *dev)
+{
+	struct ft_qp *qp;
+	bool done = false;
+
+	spin_lock(&dev->lock);
+	qp = dev->evict_last ?
+	     rcu_dereference_protected(dev->evict_last->next_retired,
+				       lockdep_is_held(&dev->lock)) :
+	     rcu_dereference_protected(dev->retired, lockdep_is_held(&dev->lock));
+	if (qp) {
+		WRITE_ONCE(qp->flags, qp->flags | FT_QP_EVICTED);
+		dev->evict_last = qp;
+		atomic_dec(&ft_qp_stats.retained);
+		atomic_dec(&ft_qp_stats.entries);
+		atomic64_inc(&ft_qp_stats.evicted);
+		done = true;
+	}
+	spin_unlock(&dev->lock);
+	return done;
+}
+
+/*
+ * Live QPs before retained ones: a user churning QPs must not fill the
+ * table with its destroyed entries and leave another tenant's new QPs
+ * untracked.  The QP's own device gives up its oldest first, then any.
+ */
+static bool evict_for(struct ft_dev *dev)
+{
+	struct ft_dev *other;
+	bool done;
+
+	if (!READ_ONCE(dev->nr_retired) || !evict_one(dev)) {
+		done = false;
+		rcu_read_lock();
+		list_for_each_entry_rcu(other, &ft_devs, list) {
+			if (other != dev && READ_ONCE(other->nr_retired) &&
+			    evict_one(other)) {
+				done = true;
+				break;
+			}
+		}
+		rcu_read_unlock();
+		if (!done)
+			return false;
+	}
+	mod_delayed_work(system_wq, &retire_work, 0);
+	return true;
+}
+
+static struct ft_qp *qp_alloc(struct ft_dev *dev, struct ib_qp *ibqp,
+			      gfp_t gfp)
 {
 	struct ft_qp *qp;
 
-	if (atomic_inc_return(&ft_qp_stats.entries) > READ_ONCE(ft_max_qps)) {
+	while (atomic_inc_return(&ft_qp_stats.entries) > READ_ONCE(ft_max_qps)) {
 		atomic_dec(&ft_qp_stats.entries);
-		atomic64_inc(&ft_qp_stats.overflow);
-		return NULL;
+		if (!evict_for(dev)) {
+			atomic64_inc(&ft_qp_stats.overflow);
+			return NULL;
+		}
 	}
 	qp = kmem_cache_zalloc(ft_qp_cache, gfp | __GFP_NOWARN);
 	if (!qp) {
@@ -99,11 +163,21 @@ static struct ft_qp *qp_alloc(struct ib_qp *ibqp, gfp_t gfp)
 	return qp;
 }
 
+/* Free @qp, which counts against max_qps unless it was evicted. */
 static void qp_free(struct ft_qp *qp)
 {
+	if (!(qp->flags & FT_QP_EVICTED))
+		atomic_dec(&ft_qp_stats.entries);
 	put_pid(qp->owner);
 	kmem_cache_free(ft_qp_cache, qp);
-	atomic_dec(&ft_qp_stats.entries);
+}
+
+/* Free a retired entry the lists no longer reach. */
+static void retired_free(struct ft_qp *qp)
+{
+	if (!(qp->flags & FT_QP_EVICTED))
+		atomic_dec(&ft_qp_stats.retained);
+	qp_free(qp);
 }
 
 /* Caller holds dev->lock; @qp is the live entry in @slot. */
@@ -122,34 +196,44 @@ static void retire_locked(struct ft_dev *dev, struct ft_qp __rcu **slot,
 	atomic_inc(&ft_qp_stats.generation);
 }
 
-/* Publish @qp in the index.  Return false if the QP is already there. */
+/*
+ * Publish @qp in the index.  Return false if the QP is already there.
+ * @gfp may sleep (discovery): a leaf the QP needs is allocated before
+ * dev->lock is taken, and freed after it if another insert got there first.
+ */
 static bool qp_insert(struct ft_dev *dev, struct ft_qp *qp, gfp_t gfp)
 {
+	u32 hi = (qp->qpn >> FT_LEAF_BITS) & (FT_ROOT_SIZE - 1);
+	struct ft_leaf *spare = NULL;
 	struct ft_qp __rcu **slot;
 	struct ft_qp *old;
+	bool added = false;
+
+	if (rcu_access_pointer(dev->idx->root[hi]) == &ft_leaf_none)
+		spare = kzalloc(sizeof(*spare), gfp | __GFP_NOWARN);
 
 	spin_lock(&dev->lock);
-	slot = slot_of(dev, qp->qpn, gfp);
+	slot = slot_of(dev, qp->qpn, &spare);
 	if (!slot) {
-		spin_unlock(&dev->lock);
 		atomic64_inc(&ft_qp_stats.alloc_fail);
-		qp_free(qp);
-		return false;
+		goto out_unlock;
 	}
 	old = rcu_dereference_protected(*slot, lockdep_is_held(&dev->lock));
-	if (old && old->ibqp == qp->ibqp) {
-		spin_unlock(&dev->lock);
-		qp_free(qp);
-		return false;
-	}
+	if (old && old->ibqp == qp->ibqp)
+		goto out_unlock;
 	/* A live entry for another QP with this number missed its destroy. */
 	if (old)
 		retire_locked(dev, slot, old);
 	rcu_assign_pointer(*slot, qp);
 	dev->nr_live++;
 	atomic_inc(&ft_qp_stats.generation);
+	added = true;
+out_unlock:
 	spin_unlock(&dev->lock);
-	return true;
+	kfree(spare);
+	if (!added)
+		qp_free(qp);
+	return added;
 }
 
 /**
@@ -161,7 +245,7 @@ static bool qp_insert(struct ft_dev *dev, struct ft_qp *qp, gfp_t gfp)
  */
 void ft_qp_created(struct ft_dev *dev, struct ib_qp *ibqp)
 {
-	struct ft_qp *qp = qp_alloc(ibqp, GFP_ATOMIC);
+	struct ft_qp *qp = qp_alloc(dev, ibqp, GFP_ATOMIC);
 
 	if (qp && qp_insert(dev, qp, GFP_ATOMIC))
 		ft_event_qp(dev, qp, FABTRACE_EVENT_KIND_QP_CREATE);
@@ -181,7 +265,7 @@ void ft_qp_destroyed(struct ft_dev *dev, struct ib_qp *ibqp)
 	struct ft_qp *qp = NULL;
 
 	spin_lock(&dev->lock);
-	slot = slot_of(dev, ibqp->qp_num, 0);
+	slot = slot_of(dev, ibqp->qp_num, NULL);
 	if (slot) {
 		qp = rcu_dereference_protected(*slot,
 					       lockdep_is_held(&dev->lock));
@@ -223,7 +307,7 @@ static void discover_one(struct ft_dev *dev, struct ib_qp *ibqp)
 	if (qp)
 		return;
 
-	qp = qp_alloc(ibqp, GFP_KERNEL);
+	qp = qp_alloc(dev, ibqp, GFP_KERNEL);
 	if (!qp)
 		return;
 	qp->flags |= FT_QP_DISCOVERED;
@@ -293,7 +377,7 @@ again:
 		spin_lock(&dev->lock);
 		while ((qp = rcu_dereference_protected(dev->retired,
 						       lockdep_is_held(&dev->lock)))) {
-			if (qp->dtime + keep > now) {
+			if (!(qp->flags & FT_QP_EVICTED) && qp->dtime + keep > now) {
 				if (!next || qp->dtime + keep < next)
 					next = qp->dtime + keep;
 				break;
@@ -306,6 +390,8 @@ again:
 			rcu_assign_pointer(dev->retired, rest);
 			if (!rest)
 				dev->retired_tail = &dev->retired;
+			if (dev->evict_last == qp)
+				dev->evict_last = NULL;
 			dev->nr_retired--;
 			batch[n++] = qp;
 		}
@@ -318,10 +404,8 @@ again:
 	if (n) {
 		/* dumps walk the retired lists under RCU */
 		synchronize_rcu();
-		for (i = 0; i < n; i++) {
-			atomic_dec(&ft_qp_stats.retained);
-			qp_free(batch[i]);
-		}
+		for (i = 0; i < n; i++)
+			retired_free(batch[i]);
 		if (n == ARRAY_SIZE(batch))
 			goto again;
 	}
@@ -342,8 +426,7 @@ void ft_qp_free_all(struct ft_dev *dev)
 
 	for (qp = rcu_dereference_protected(dev->retired, true); qp; qp = next) {
 		next = rcu_dereference_protected(qp->next_retired, true);
-		atomic_dec(&ft_qp_stats.retained);
-		qp_free(qp);
+		retired_free(qp);
 	}
 	for (i = 0; i < FT_ROOT_SIZE; i++) {
 		leaf = rcu_dereference_protected(dev->idx->root[i], true);
@@ -404,7 +487,14 @@ int ft_qp_init(void)
 
 void ft_qp_exit(void)
 {
+	/*
+	 * A write of retain_ms runs under the module's parameter lock and may
+	 * race with unload: once it is released here, no such write can
+	 * queue the worker again.
+	 */
+	kernel_param_lock(THIS_MODULE);
 	WRITE_ONCE(retire_ready, false);
+	kernel_param_unlock(THIS_MODULE);
 	cancel_delayed_work_sync(&retire_work);
 	kmem_cache_destroy(ft_qp_cache);
 }

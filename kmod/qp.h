@@ -18,6 +18,7 @@ struct ft_qp_stats {
 	atomic_t retained;
 	atomic64_t overflow;
 	atomic64_t alloc_fail;
+	atomic64_t evicted;		/* retained entries given up for live ones */
 	atomic_t generation;		/* bumped on every insert and removal */
 };
 
