@@ -11,6 +11,7 @@
 #   make demo            two-node soft-RoCE cluster with fabtrace, live
 #   make bench           benchmarks (print numbers, never fail on timing)
 #   make fresh-check     make demo + make check on a bare Debian 12 root
+#   make fuzz            the parser fuzzer for FUZZ_TIME s (default 600)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -39,12 +40,13 @@ KMOD_SRCS := $(wildcard $(TOP)/kmod/*.[ch]) $(TOP)/kmod/Kbuild $(TOP)/Kbuild \
 export TOP BUILD KVERS
 
 .PHONY: all modules user check vm-test test demo demo-run bench deps install \
-	uninstall clean style sparse spec-check help fresh-check
+	uninstall clean style sparse spec-check help fresh-check \
+	fuzz
 
 all: modules user
 
 help:
-	@sed -n '3,14s/^# \{0,1\}//p' $(TOP)/Makefile
+	@sed -n '3,15s/^# \{0,1\}//p' $(TOP)/Makefile
 
 # --- kernel module --------------------------------------------------------
 # Each kernel gets its own tree of symlinks under build/, so objects built
@@ -113,6 +115,11 @@ demo-run: all $(BUILD)/tools/.stamp
 
 fresh-check:
 	$(TOP)/selftests/scripts/fresh-check.sh
+
+# make check fuzzes for 60 s; this is the longer run.
+FUZZ_TIME ?= 600
+fuzz: $(BUILD)/tools/.stamp
+	$(MAKE) -C $(TOP)/selftests/pure fuzz FUZZ_TIME=$(FUZZ_TIME)
 
 bench: all $(BUILD)/tools/.stamp
 	$(need_kvers)

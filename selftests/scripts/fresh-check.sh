@@ -76,6 +76,7 @@ cleanup
 mkdir -p "$root"
 tar -xf "$tarball" -C "$root"
 for pkg in make git rdma-core qemu-system-x86; do
+	# shellcheck disable=SC2016 # dpkg's format, not the shell's
 	if [ "$(chroot "$root" dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null)" = "ii " ]; then
 		die "the bare root already has $pkg: not bare"
 	fi
@@ -104,14 +105,16 @@ in_root 'export DEBIAN_FRONTEND=noninteractive
 say "make demo (first try) ..."
 t1=$SECONDS
 rc=0
-in_root 'cd /root/fabtrace && make demo' >"$work/demo.log" 2>&1 || rc=$?
+in_root 'cd /root/fabtrace && make demo' 2>&1 | while IFS= read -r line; do
+	printf '%5ds %s\n' $((SECONDS - t1)) "$line"
+done >"$work/demo.log" || rc=$?
 t_demo=$((SECONDS - t1))
-if [ $rc != 0 ] || ! grep -q '^demo: PASS' "$work/demo.log"; then
+cp "$work/demo.log" "$build/fresh-demo.log"
+if [ $rc != 0 ] || ! grep -Eq '^ *[0-9]+s demo: PASS' "$work/demo.log"; then
 	tail -n 40 "$work/demo.log" | sed 's/^/    /' >&2
-	cp "$work/demo.log" "$build/fresh-demo.log"
 	die "make demo failed on the bare root (exit $rc, ${t_demo}s; log in $build/fresh-demo.log)"
 fi
-say "make demo passed in ${t_demo}s"
+say "make demo passed in ${t_demo}s: $(grep -Em1 '^ *[0-9]+s deps: done' "$work/demo.log" | awk '{ print $1 }') to install packages; $(grep -Em1 '^ *[0-9]+s demo: PASS' "$work/demo.log" | sed 's/^ *[0-9]*s //')"
 
 say "make check ..."
 t2=$SECONDS
