@@ -333,6 +333,9 @@ static u32 qp_flags(const struct ft_qp *qp)
 
 static bool qp_match(const struct ft_qp *qp, const struct qp_filter *f)
 {
+	/* given up for a live QP: no longer counted, so no longer shown */
+	if (READ_ONCE(qp->flags) & FT_QP_EVICTED)
+		return false;
 	if (!qp_visible(qp, f->ns))
 		return false;
 	if (qp->qpn < f->qpn_min || qp->qpn > f->qpn_max)
@@ -447,7 +450,7 @@ static struct ft_qp *qp_lookup(struct ft_dev *dev, u32 qpn)
 	if (found)
 		return found;
 	for (qp = ft_retired_first(dev); qp; qp = ft_retired_next(qp))
-		if (qp->qpn == qpn)
+		if (qp->qpn == qpn && !(READ_ONCE(qp->flags) & FT_QP_EVICTED))
 			found = qp;
 	return found;
 }
