@@ -39,7 +39,7 @@ KMOD_SRCS := $(wildcard $(TOP)/kmod/*.[ch]) $(TOP)/kmod/Kbuild $(TOP)/Kbuild \
 
 export TOP BUILD KVERS
 
-.PHONY: all modules user check vm-test test demo demo-run bench deps install \
+.PHONY: all modules bench-modules user check vm-test test demo demo-run bench deps install \
 	uninstall clean style sparse spec-check help fresh-check \
 	fuzz
 
@@ -51,18 +51,24 @@ help:
 # --- kernel module --------------------------------------------------------
 # Each kernel gets its own tree of symlinks under build/, so objects built
 # for 6.1 and 6.12 never mix and the source tree stays clean.
+# kmod_rule KVER DIR KBUILD-ARGS TARGET: DIR/KVER/kmod/fabtrace.ko, a
+# prerequisite of TARGET.
 define kmod_rule
-$(BUILD)/$(1)/kmod/fabtrace.ko: $(KMOD_SRCS)
+$(2)/$(1)/kmod/fabtrace.ko: $(KMOD_SRCS)
 	@test -d /lib/modules/$(1)/build || \
 		{ echo "no headers for kernel $(1): run 'make deps'" >&2; exit 1; }
-	@rm -rf $(BUILD)/$(1)/src && mkdir -p $(BUILD)/$(1)/src
-	@cp -rs $(TOP)/kmod $(TOP)/include $(TOP)/Kbuild $(BUILD)/$(1)/src/
-	$(MAKE) -C /lib/modules/$(1)/build M=$(BUILD)/$(1)/src modules
-	@mkdir -p $(BUILD)/$(1)/kmod
-	@cp $(BUILD)/$(1)/src/kmod/fabtrace.ko $$@
-modules: $(BUILD)/$(1)/kmod/fabtrace.ko
+	@rm -rf $(2)/$(1)/src && mkdir -p $(2)/$(1)/src
+	@cp -rs $(TOP)/kmod $(TOP)/include $(TOP)/Kbuild $(2)/$(1)/src/
+	$(MAKE) -C /lib/modules/$(1)/build M=$(2)/$(1)/src $(3) modules
+	@mkdir -p $(2)/$(1)/kmod
+	@cp $(2)/$(1)/src/kmod/fabtrace.ko $$@
+$(4): $(2)/$(1)/kmod/fabtrace.ko
 endef
-$(foreach k,$(KVERS),$(eval $(call kmod_rule,$(k))))
+$(foreach k,$(KVERS),$(eval $(call kmod_rule,$(k),$(BUILD),,modules)))
+# make bench's module: the same sources plus its test-only debugfs timers.
+BENCH_KMOD := $(BUILD)/bench-kmod
+$(foreach k,$(KVERS),$(eval $(call kmod_rule,$(k),$(BENCH_KMOD),\
+	CONFIG_FABTRACE_BENCH=y,bench-modules)))
 modules:
 	$(need_kvers)
 
@@ -121,10 +127,10 @@ FUZZ_TIME ?= 600
 fuzz: $(BUILD)/tools/.stamp
 	$(MAKE) -C $(TOP)/selftests/pure fuzz FUZZ_TIME=$(FUZZ_TIME)
 
-bench: all $(BUILD)/tools/.stamp
+bench: all bench-modules $(BUILD)/tools/.stamp
 	$(need_kvers)
 	$(MAKE) -C $(TOP)/selftests all
-	$(TOP)/selftests/bench/bench.sh $(BENCH)
+	FT_KMOD_BUILD=$(BENCH_KMOD) $(TOP)/selftests/bench/bench.sh $(BENCH)
 
 # --- code hygiene ----------------------------------------------------------
 style: $(BUILD)/tools/.stamp
@@ -139,6 +145,7 @@ sparse: $(BUILD)/tools/.stamp
 		rm -rf $(BUILD)/sparse-$$k && mkdir -p $(BUILD)/sparse-$$k && \
 		cp -rs $(TOP)/kmod $(TOP)/include $(TOP)/Kbuild $(BUILD)/sparse-$$k/ && \
 		$(MAKE) -s -C /lib/modules/$$k/build M=$(BUILD)/sparse-$$k C=2 \
+			CONFIG_FABTRACE_BENCH=y \
 			CF="-D__CHECK_ENDIAN__ -Wsparse-error" modules 2>&1 | \
 			tee $(BUILD)/sparse-$$k.log; \
 		if grep -E 'warning|error' $(BUILD)/sparse-$$k.log; then \

@@ -3,7 +3,12 @@
 #ifndef _FABTRACE_BENCH_H
 #define _FABTRACE_BENCH_H
 
+#ifdef CONFIG_FABTRACE_BENCH
 void ft_bench_init(void);
 void ft_bench_exit(void);
+#else
+static inline void ft_bench_init(void) { }
+static inline void ft_bench_exit(void) { }
+#endif
 
 #endif /* _FABTRACE_BENCH_H */

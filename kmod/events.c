@@ -253,6 +253,7 @@ static void ev_work_fn(struct work_struct *work)
 	kfree(e);
 }
 
+#ifdef CONFIG_FABTRACE_BENCH
 /*
  * For make bench: what an event costs when rate limiting withholds it, and
  * when it is queued and sent, on a dummy QP.  Its events count in the
@@ -296,6 +297,7 @@ void ft_events_bench(unsigned int n, u64 *withheld_ns, u64 *sent_ns)
 	*sent_ns = div_u64(ktime_get_ns() - t0, n);
 	kfree(qp);
 }
+#endif /* CONFIG_FABTRACE_BENCH */
 
 int ft_events_init(void)
 {

@@ -46,6 +46,8 @@ struct ft_dev;
 
 void ft_event_qp(const struct ft_dev *dev, struct ft_qp *qp, unsigned int kind);
 void ft_event_note(const struct ft_dev *dev, struct ft_qp *qp, unsigned int ev);
+#ifdef CONFIG_FABTRACE_BENCH
 void ft_events_bench(unsigned int n, u64 *withheld_ns, u64 *sent_ns);
+#endif
 
 #endif /* _FABTRACE_EVENTS_H */

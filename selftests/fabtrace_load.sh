@@ -36,9 +36,15 @@ modprobe -r fabtrace 2>/dev/null || true
 rxe_down self
 modprobe -r -a rdma_ucm rdma_rxe rdma_cm iw_cm ib_cm ib_uverbs 2>/dev/null || true
 
-ktap_plan 11
+ktap_plan 12
 ktap_result "modprobe fabtrace with no RDMA device" modprobe fabtrace
 ktap_result "fabtrace is live" loaded
+# make bench's timers (and their fake events) are built into its own module
+no_bench() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	[ ! -e /sys/kernel/debug/fabtrace ]
+}
+ktap_result "the module has no test-only debugfs files" no_bench
 ktap_result "rxe0 added while fabtrace is loaded" rxe_up self
 ktap_result "rxe_xmit_packet, rxe_rcv, rxe_cq_post call fabtrace directly" hot_hooks direct
 # rmmod, not modprobe -r: the latter also tries to remove ib_core, which

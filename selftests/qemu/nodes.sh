@@ -170,7 +170,7 @@ ftvm_vmlinux() {
 # extra/fabtrace.ko, indexed by depmod here on the host (seconds) instead of
 # in the node (a minute under TCG).  The node copies extra/ and modules.*.
 ftvm_modroot() {
-	local kver=$1 dir=$2 ko=$BUILD/$1/kmod/fabtrace.ko sum m
+	local kver=$1 dir=$2 ko=${FT_KMOD_BUILD:-$BUILD}/$1/kmod/fabtrace.ko sum m
 
 	if [ ! -f "$ko" ]; then
 		rm -rf "$dir"
