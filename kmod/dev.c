@@ -42,6 +42,14 @@ static int devmap_update(struct ft_dev *add, const struct ft_dev *del)
 	unsigned int i, n = 0;
 
 	lockdep_assert_held(&ft_devs_lock);
+	/* no device left: the static empty map, which is never freed */
+	list_for_each_entry(dev, &ft_devs, list)
+		n += dev != del;
+	if (!n && !add) {
+		slots = devmap_empty;
+		goto publish;
+	}
+	n = 0;
 	slots = kcalloc(FT_DEVMAP_SIZE, sizeof(*slots), GFP_KERNEL);
 	if (!slots)
 		return -ENOMEM;
@@ -67,11 +75,7 @@ static int devmap_update(struct ft_dev *add, const struct ft_dev *del)
 		slots[i].dev = add;
 	}
 
-	/* no device left: the static empty map, which is never freed */
-	if (!n) {
-		kfree(slots);
-		slots = devmap_empty;
-	}
+publish:
 	old = rcu_replace_pointer(ft_devmap.slots, slots,
 				  lockdep_is_held(&ft_devs_lock));
 	synchronize_rcu();

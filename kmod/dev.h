@@ -33,7 +33,7 @@ struct ft_dev {
 	spinlock_t lock;		/* index and retired list writers */
 	struct ft_qp __rcu *retired;	/* destroyed QPs, oldest first, RCU */
 	struct ft_qp __rcu **retired_tail;	/* where the next one goes */
-	struct ft_qp *evict_last;	/* last of the evicted ones, at the head */
+	struct ft_qp *evict_last;	/* last evicted one, at the head; lock */
 	u32 nr_live;
 	u32 nr_retired;
 	u32 nr_leaves;			/* index pages allocated */

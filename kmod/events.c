@@ -47,6 +47,26 @@ static void ev_withheld(atomic64_t *counter)
 		queue_delayed_work(system_wq, &ev_work, HZ);
 }
 
+/* One more withheld event of @qp, racing other CPUs; saturates. */
+static void ev_qp_withheld(struct ft_qp *qp)
+{
+	u16 old = READ_ONCE(qp->ev_suppressed);
+
+	do {
+		if (old == U16_MAX)
+			return;
+	} while (!try_cmpxchg(&qp->ev_suppressed, &old, old + 1));
+}
+
+/* Did @qp have an event less than the per-QP interval before @now? */
+static bool ev_qp_recent(const struct ft_qp *qp, unsigned long now)
+{
+	u32 last = READ_ONCE(qp->ev_last);
+
+	return last && (u32)now - last <
+	       (u32)msecs_to_jiffies(READ_ONCE(ft_ev_qp_interval_ms));
+}
+
 static bool ev_kind_per_qp_limited(unsigned int kind)
 {
 	switch (kind) {
@@ -85,23 +105,21 @@ static void ev_fill(struct ft_event *e, const struct ft_dev *dev,
 static void ev_queue(const struct ft_dev *dev, struct ft_qp *qp,
 		     unsigned int kind, u64 count)
 {
+	bool per_qp = ev_kind_per_qp_limited(kind);
 	unsigned long flags, now = jiffies;
 	unsigned int next;
 	u64 suppressed = 0;
-	u32 last;
 
-	if (ev_kind_per_qp_limited(kind)) {
-		last = READ_ONCE(qp->ev_last);
-		if (last && (u32)now - last <
-		    (u32)msecs_to_jiffies(READ_ONCE(ft_ev_qp_interval_ms))) {
-			if (qp->ev_suppressed != U16_MAX)
-				WRITE_ONCE(qp->ev_suppressed, qp->ev_suppressed + 1);
-			ev_withheld(&ft_ev_stats.suppressed);
-			return;
-		}
-	}
+	/* a plain read first: a storm of withheld events takes no lock */
+	if (per_qp && ev_qp_recent(qp, now))
+		goto withheld_qp;
 
 	spin_lock_irqsave(&ring_lock, flags);
+	/* again under the lock, which orders this QP's event senders */
+	if (per_qp && ev_qp_recent(qp, now)) {
+		spin_unlock_irqrestore(&ring_lock, flags);
+		goto withheld_qp;
+	}
 	if (time_after_eq(now, win_start + HZ)) {
 		win_start = now;
 		win_count = 0;
@@ -118,9 +136,8 @@ static void ev_queue(const struct ft_dev *dev, struct ft_qp *qp,
 		return;
 	}
 	win_count++;
-	if (ev_kind_per_qp_limited(kind)) {
-		suppressed = READ_ONCE(qp->ev_suppressed);
-		WRITE_ONCE(qp->ev_suppressed, 0);
+	if (per_qp) {
+		suppressed = xchg(&qp->ev_suppressed, 0);
 		/* 0 means "never": keep a real jiffy value away from it */
 		WRITE_ONCE(qp->ev_last, (u32)now ?: 1);
 	}
@@ -128,6 +145,11 @@ static void ev_queue(const struct ft_dev *dev, struct ft_qp *qp,
 	ring_head = next;
 	spin_unlock_irqrestore(&ring_lock, flags);
 	mod_delayed_work(system_wq, &ev_work, 0);
+	return;
+
+withheld_qp:
+	ev_qp_withheld(qp);
+	ev_withheld(&ft_ev_stats.suppressed);
 }
 
 /**

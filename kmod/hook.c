@@ -122,6 +122,7 @@ static inline int ft_direct_off(struct ftrace_ops *ops, unsigned long addr)
 #endif /* FT_HOOK_DIRECT */
 
 static struct ft_fhook fhooks[] = {
+	{ .sym = "rdma_restrack_add", .fn = ft_life_add },
 	{ .sym = "rdma_restrack_commit_del", .fn = ft_life_del },
 	{ .sym = "rdma_restrack_del", .fn = ft_life_del },
 	{ .sym = "rxe_xmit_packet", .fn = ft_tap_tx,
@@ -136,11 +137,14 @@ static struct ft_fhook fhooks[] = {
 };
 
 /*
- * A modify's outcome is only known when it returns, and a created QP is in
- * the restrack only when rdma_restrack_add() returns (life.c), so these are
- * kretprobes.  They run in process context, where nothing nests; a call
- * finding all their instances in use is missed, and counted in nmissed,
- * which is reported as hook-missed: the create probe gets many.
+ * A modify's outcome is only known when it returns, so these are
+ * kretprobes, and so is a second look at rdma_restrack_add() for the QPs
+ * whose device was not yet known at its entry (life.c).  ft_hook_init()
+ * registers them before the ftrace hooks, whose ftrace_ops then comes
+ * first on the functions both hook: the entry hook runs before the
+ * kretprobe's entry handler.  They run in process context, where nothing
+ * nests; a call finding all instances in use is missed, and counted in
+ * nmissed, which is reported as hook-missed.
  */
 static struct kretprobe probes[] = {
 	{ .kp.symbol_name = "ib_modify_qp_with_udata",

@@ -36,9 +36,8 @@ static void learn_timer_offsets(const struct ib_qp *ibqp)
 {
 	const unsigned long *word = (const unsigned long *)ibqp;
 	/*
-	 * The driver's QP object, as ib_core allocated it: not ksize(), whose
-	 * slack past the object KASAN rightly reports, nor the ib_qp of an
-	 * XRC target, which is not the driver's object.
+	 * The driver's QP object, as ib_core allocated it (rdma_zalloc_drv_obj),
+	 * not ksize(), whose slack past the object KASAN rightly reports.
 	 */
 	size_t i, n = min_t(size_t, ibqp->device->ops.size_ib_qp, 8192) / sizeof(*word);
 	long fn = offsetof(struct timer_list, function);
@@ -107,36 +106,58 @@ void notrace ft_life_rnr_timer(unsigned long ip, unsigned long parent_ip,
 
 /* --- create and destroy -------------------------------------------------- */
 
-/*
- * rdma_restrack_add(res), hooked at its return: the QP is complete and in
- * the device's restrack, its creator not yet told.  At the return, not the
- * entry: a QP whose hook finds its device not yet known is then already in
- * the restrack that the device's discovery walks afterwards (dev.c).
- */
-int ft_life_add_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static void qp_added(struct ib_qp *ibqp)
 {
-	struct rdma_restrack_entry *res = (void *)regs_get_kernel_argument(regs, 0);
-
-	*(struct rdma_restrack_entry **)ri->data = res;
-	/* non-zero: no return handler for this call (not a QP) */
-	return res->type != RDMA_RESTRACK_QP;
-}
-
-int ft_life_add_return(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct rdma_restrack_entry *res = *(struct rdma_restrack_entry **)ri->data;
-	struct ib_qp *ibqp = container_of(res, struct ib_qp, res);
 	struct ft_dev *dev;
 
 	rcu_read_lock();
 	dev = ft_dev_of(ibqp->device);
 	if (dev) {
 		ft_qp_created(dev, ibqp);
-		if (dev->hooked && ibqp->real_qp == ibqp &&
-		    (READ_ONCE(retrans_off) < 0 || READ_ONCE(rnr_off) < 0))
+		if (dev->hooked && (READ_ONCE(retrans_off) < 0 || READ_ONCE(rnr_off) < 0))
 			learn_timer_offsets(ibqp);
 	}
 	rcu_read_unlock();
+}
+
+/* rdma_restrack_add(res): the QP is complete, its creator not yet told. */
+void notrace ft_life_add(unsigned long ip, unsigned long parent_ip,
+			 struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	struct rdma_restrack_entry *res = (void *)ft_arg(fregs, 0);
+
+	if (res->type == RDMA_RESTRACK_QP)
+		qp_added(container_of(res, struct ib_qp, res));
+}
+
+/*
+ * The same call, seen again by a kretprobe, for the QPs the entry hook
+ * (which runs first: hook.c) did not add because their device was not yet
+ * known.  At the return they are in the device's restrack, which the
+ * device's discovery walks after it is published (dev.c): one or the other
+ * adds them.  Everything else gives its instance back at once.
+ */
+int ft_life_add_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct rdma_restrack_entry *res = (void *)regs_get_kernel_argument(regs, 0);
+	struct ib_qp *ibqp = container_of(res, struct ib_qp, res);
+	struct ft_dev *dev;
+	bool added;
+
+	if (res->type != RDMA_RESTRACK_QP)
+		return 1;
+	rcu_read_lock();
+	dev = ft_dev_of(ibqp->device);
+	added = dev && ft_qp_of(dev, ibqp);
+	rcu_read_unlock();
+	*(struct ib_qp **)ri->data = ibqp;
+	/* non-zero: no return handler for this call */
+	return added;
+}
+
+int ft_life_add_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	qp_added(*(struct ib_qp **)ri->data);
 	return 0;
 }
 
@@ -192,7 +213,7 @@ struct modify_args {
 /* What the entry handlers of the kretprobes keep for their return. */
 size_t ft_life_probe_data_size(void)
 {
-	return max(sizeof(struct modify_args), sizeof(struct rdma_restrack_entry *));
+	return max(sizeof(struct modify_args), sizeof(struct ib_qp *));
 }
 
 /* ib_modify_qp_with_udata(qp, attr, mask, udata), ib_modify_qp(qp, attr, mask) */

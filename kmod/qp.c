@@ -23,6 +23,9 @@ static struct kmem_cache *ft_qp_cache;
 static void retire_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(retire_work, retire_work_fn);
 static bool retire_ready;		/* the worker may be scheduled */
+static void evict_work_fn(struct work_struct *work);
+static DECLARE_WORK(evict_work, evict_work_fn);
+static atomic_t evicting;		/* evicted entries not yet freed */
 
 /**
  * ft_qp_retain_changed() - retain_ms changed: apply it to every retained QP
@@ -79,15 +82,15 @@ static void fill_owner(struct ft_qp *qp, struct ib_qp *ibqp)
 }
 
 /*
- * Give up the oldest retained entry of @dev: it stops counting against
- * max_qps at once and is freed by the retire worker after a grace period
- * (readers may be on it, and the caller may not sleep).  The entries so
- * marked are always the first ones of the retired list.
+ * Give up the oldest retained entry of @dev that is not given up yet: it
+ * stops counting (and showing) at once, and evict_work frees it after a
+ * grace period (readers may be on it; the caller may not sleep).  The
+ * entries so marked are always the first ones of the retired list, the
+ * last of them evict_last.
  */
 static bool evict_one(struct ft_dev *dev)
 {
 	struct ft_qp *qp;
-	bool done = false;
 
 	spin_lock(&dev->lock);
 	qp = dev->evict_last ?
@@ -97,27 +100,41 @@ static bool evict_one(struct ft_dev *dev)
 	if (qp) {
 		WRITE_ONCE(qp->flags, qp->flags | FT_QP_EVICTED);
 		dev->evict_last = qp;
+		WRITE_ONCE(dev->nr_retired, dev->nr_retired - 1);
 		atomic_dec(&ft_qp_stats.retained);
 		atomic_dec(&ft_qp_stats.entries);
+		atomic_inc(&evicting);
 		atomic64_inc(&ft_qp_stats.evicted);
-		done = true;
+		atomic_inc(&ft_qp_stats.generation);
 	}
 	spin_unlock(&dev->lock);
-	return done;
+	return qp;
+}
+
+/* Evicted entries waiting for their grace period: memory stays bounded. */
+static unsigned int evict_max(void)
+{
+	return max(256u, READ_ONCE(ft_max_qps) / 8);
 }
 
 /*
  * Live QPs before retained ones: a user churning QPs must not fill the
  * table with its destroyed entries and leave another tenant's new QPs
  * untracked.  The QP's own device gives up its oldest first, then any.
+ * Nothing is given up where that cannot make room.
  */
 static bool evict_for(struct ft_dev *dev)
 {
 	struct ft_dev *other;
-	bool done;
+	bool done = false;
 
-	if (!READ_ONCE(dev->nr_retired) || !evict_one(dev)) {
-		done = false;
+	if (atomic_read(&ft_qp_stats.entries) - atomic_read(&ft_qp_stats.retained) >=
+	    (int)READ_ONCE(ft_max_qps) ||
+	    atomic_read(&evicting) >= (int)evict_max())
+		return false;
+	if (READ_ONCE(dev->nr_retired) && evict_one(dev)) {
+		done = true;
+	} else {
 		rcu_read_lock();
 		list_for_each_entry_rcu(other, &ft_devs, list) {
 			if (other != dev && READ_ONCE(other->nr_retired) &&
@@ -127,11 +144,10 @@ static bool evict_for(struct ft_dev *dev)
 			}
 		}
 		rcu_read_unlock();
-		if (!done)
-			return false;
 	}
-	mod_delayed_work(system_wq, &retire_work, 0);
-	return true;
+	if (done)
+		queue_work(system_wq, &evict_work);
+	return done;
 }
 
 static struct ft_qp *qp_alloc(struct ft_dev *dev, struct ib_qp *ibqp,
@@ -139,18 +155,19 @@ static struct ft_qp *qp_alloc(struct ft_dev *dev, struct ib_qp *ibqp,
 {
 	struct ft_qp *qp;
 
+	/* allocated first: an entry is never given up for a failed one */
+	qp = kmem_cache_zalloc(ft_qp_cache, gfp | __GFP_NOWARN);
+	if (!qp) {
+		atomic64_inc(&ft_qp_stats.alloc_fail);
+		return NULL;
+	}
 	while (atomic_inc_return(&ft_qp_stats.entries) > READ_ONCE(ft_max_qps)) {
 		atomic_dec(&ft_qp_stats.entries);
 		if (!evict_for(dev)) {
+			kmem_cache_free(ft_qp_cache, qp);
 			atomic64_inc(&ft_qp_stats.overflow);
 			return NULL;
 		}
-	}
-	qp = kmem_cache_zalloc(ft_qp_cache, gfp | __GFP_NOWARN);
-	if (!qp) {
-		atomic_dec(&ft_qp_stats.entries);
-		atomic64_inc(&ft_qp_stats.alloc_fail);
-		return NULL;
 	}
 	qp->ibqp = ibqp;
 	qp->qpn = ibqp->qp_num;
@@ -166,7 +183,9 @@ static struct ft_qp *qp_alloc(struct ft_dev *dev, struct ib_qp *ibqp,
 /* Free @qp, which counts against max_qps unless it was evicted. */
 static void qp_free(struct ft_qp *qp)
 {
-	if (!(qp->flags & FT_QP_EVICTED))
+	if (qp->flags & FT_QP_EVICTED)
+		atomic_dec(&evicting);
+	else
 		atomic_dec(&ft_qp_stats.entries);
 	put_pid(qp->owner);
 	kmem_cache_free(ft_qp_cache, qp);
@@ -191,7 +210,7 @@ static void retire_locked(struct ft_dev *dev, struct ft_qp __rcu **slot,
 	rcu_assign_pointer(*dev->retired_tail, qp);
 	dev->retired_tail = &qp->next_retired;
 	dev->nr_live--;
-	dev->nr_retired++;
+	WRITE_ONCE(dev->nr_retired, dev->nr_retired + 1);
 	atomic_inc(&ft_qp_stats.retained);
 	atomic_inc(&ft_qp_stats.generation);
 }
@@ -279,9 +298,9 @@ void ft_qp_destroyed(struct ft_dev *dev, struct ib_qp *ibqp)
 	if (!qp)
 		return;
 	ft_event_qp(dev, qp, FABTRACE_EVENT_KIND_QP_DESTROY);
-	if (!delayed_work_pending(&retire_work))
-		mod_delayed_work(system_wq, &retire_work,
-				 msecs_to_jiffies(READ_ONCE(ft_retain_ms)));
+	/* a no-op while the worker is queued: it reschedules itself */
+	queue_delayed_work(system_wq, &retire_work,
+			   msecs_to_jiffies(READ_ONCE(ft_retain_ms)));
 }
 
 /*
@@ -360,6 +379,54 @@ void ft_qp_discover(struct ft_dev *dev)
 	xa_unlock(&rt->xa);
 }
 
+/*
+ * Free the entries evict_one() gave up: each device's run of them leaves
+ * its list at once, its own links intact (a reader on it goes on to the
+ * rest of the list), and all runs are freed after one grace period.
+ */
+static void evict_work_fn(struct work_struct *work)
+{
+	struct { struct ft_qp *first, *last; } run[FT_DEVMAP_SIZE / 2];
+	struct ft_qp *qp, *next;
+	struct ft_dev *dev;
+	unsigned int i, n = 0;
+	bool last;
+
+	mutex_lock(&ft_devs_lock);
+	list_for_each_entry(dev, &ft_devs, list) {
+		if (n == ARRAY_SIZE(run))
+			break;
+		spin_lock(&dev->lock);
+		if (dev->evict_last) {
+			run[n].first = rcu_dereference_protected(dev->retired,
+								 lockdep_is_held(&dev->lock));
+			run[n].last = dev->evict_last;
+			next = rcu_dereference_protected(dev->evict_last->next_retired,
+							 lockdep_is_held(&dev->lock));
+			rcu_assign_pointer(dev->retired, next);
+			if (!next)
+				dev->retired_tail = &dev->retired;
+			dev->evict_last = NULL;
+			n++;
+		}
+		spin_unlock(&dev->lock);
+	}
+	mutex_unlock(&ft_devs_lock);
+	if (!n)
+		return;
+
+	synchronize_rcu();
+	for (i = 0; i < n; i++) {
+		for (qp = run[i].first; qp; qp = next) {
+			next = rcu_dereference_protected(qp->next_retired, true);
+			last = qp == run[i].last;
+			retired_free(qp);
+			if (last)
+				break;
+		}
+	}
+}
+
 /* Free what retained entries have outlived retain_ms; reschedule. */
 static void retire_work_fn(struct work_struct *work)
 {
@@ -392,7 +459,8 @@ again:
 				dev->retired_tail = &dev->retired;
 			if (dev->evict_last == qp)
 				dev->evict_last = NULL;
-			dev->nr_retired--;
+			if (!(qp->flags & FT_QP_EVICTED))
+				WRITE_ONCE(dev->nr_retired, dev->nr_retired - 1);
 			batch[n++] = qp;
 		}
 		spin_unlock(&dev->lock);
@@ -481,6 +549,8 @@ int ft_qp_init(void)
 	ft_qp_cache = KMEM_CACHE(ft_qp, 0);
 	if (!ft_qp_cache)
 		return -ENOMEM;
+	/* netlink reads a dump's generation 0 as "none" */
+	atomic_set(&ft_qp_stats.generation, 1);
 	WRITE_ONCE(retire_ready, true);
 	return 0;
 }
@@ -496,5 +566,7 @@ void ft_qp_exit(void)
 	WRITE_ONCE(retire_ready, false);
 	kernel_param_unlock(THIS_MODULE);
 	cancel_delayed_work_sync(&retire_work);
+	/* the hooks that evict are gone, and so are the devices */
+	cancel_work_sync(&evict_work);
 	kmem_cache_destroy(ft_qp_cache);
 }
