@@ -34,15 +34,36 @@ ft() {
 	return $rc
 }
 jq_py() { python3 -c "import json,sys; d=json.load(open('$1')); $2"; }
+# Strict consumers: the bytes must decode as UTF-8 (one document, or a line each).
+json_utf8() { python3 -c 'import json, sys; json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))' "$1"; }
+json_lines_utf8() {
+	python3 -c 'import json, sys
+[json.loads(l) for l in open(sys.argv[1], "rb").read().decode("utf-8").splitlines()]' "$1"
+}
 
-srv="" mon=""
+# A QP owner names itself as it likes (prctl PR_SET_NAME): an invalid UTF-8
+# byte and a clear-screen escape.  ft_qps (selftests/progs) does it.
+HOSTILE=$'\xff\x1b[2Jx'
+FTQPS=
+for d in "${FT_BUILD:-}/selftests/progs" "${FT_REPO:-$(dirname "$(readlink -f "$0")")/..}/selftests/progs"; do
+	if [ -x "$d/ft_qps" ]; then FTQPS=$d/ft_qps; break; fi
+done
+# escaped FILE: the name shows as \xff\x1b[2Jx; no ESC and no 0xff byte in FILE
+escaped() {
+	python3 -c 'import sys
+t = open(sys.argv[1], "rb").read()
+sys.exit(not (b"\x1b" not in t and b"\xff" not in t and rb"\xff\x1b[2Jx" in t))' "$1"
+}
+
+srv="" mon="" hq=""
 cleanup() {
 	[ -z "$srv" ] || kill "$srv" 2>/dev/null
 	[ -z "$mon" ] || kill "$mon" 2>/dev/null
+	[ -z "$hq" ] || kill "$hq" 2>/dev/null
 }
 trap cleanup EXIT
 
-ktap_plan 36
+ktap_plan 44
 on_both modprobe fabtrace
 ktap_assert "rxe0 up on both nodes" rxe_up both
 
@@ -150,6 +171,39 @@ ktap_result "gsi QPs are kernel QPs" jq_py "$OUT/qp_gsi.out" "assert all('kernel
 ft stats stats; ktap_result "stats" test $rc = 0
 ft stats_j -j stats show; ktap_result "-j stats: valid, every key" jq_py "$OUT/stats_j.out" "assert len(d)>=14 and d['hook_missed']==0"
 
+# The hostile name, while the monitors listen: text escapes it, JSON stays
+# valid UTF-8 (U+FFFD for the 0xff; the ESC as \u001b).
+hostile_n=6
+if [ -n "$FTQPS" ]; then
+	# stdin /dev/null: --hold lets go on SIGTERM only
+	"$FTQPS" --no-connect -n 1 --iters 0 --hold --timeout-s 120 --comm "$HOSTILE" \
+		</dev/null >"$OUT/hostile.json" 2>"$OUT/hostile.err" &
+	hq=$!
+	wait_for 30 grep -q '^{' "$OUT/hostile.json" || log "ft_qps --comm: $(cat "$OUT/hostile.err")"
+	ft qp_hostile qp show pid "$hq"
+	ktap_result "comm set by prctl: qp show escapes it, no ESC or 0xff byte" escaped "$OUT/qp_hostile.out"
+	ft qp_hostile_s -s qp show pid "$hq"
+	ktap_result "comm set by prctl: -s qp show escapes it" escaped "$OUT/qp_hostile_s.out"
+	ft qp_hostile_j -j qp show pid "$hq"
+	ktap_result "comm set by prctl: -j qp show is UTF-8 JSON, comm U+FFFD ESC [2Jx" \
+		python3 -c 'import json, sys
+d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
+assert len(d) == 1 and d[0]["comm"] == "\ufffd\x1b[2Jx", d' "$OUT/qp_hostile_j.out"
+	ft qp_all_j -j qp show
+	ktap_result "-j qp show, every QP: strict UTF-8 JSON" json_utf8 "$OUT/qp_all_j.out"
+	ft top_hostile top -b iterations 1 interval 200
+	ktap_result "comm set by prctl: top -b escapes it" escaped "$OUT/top_hostile.out"
+	ft top_hostile_j -j top iterations 1 interval 200
+	ktap_result "comm set by prctl: -j top is strict UTF-8 JSON" json_lines_utf8 "$OUT/top_hostile_j.out"
+	kill "$hq"
+	wait "$hq"
+	hq=
+else
+	for ((i = 0; i < hostile_n; i++)); do
+		ktap_skip "comm set by prctl ($i)" "ft_qps not built (make -C selftests/progs)"
+	done
+fi
+
 sleep 1
 kill "$mon" "$mon2"
 wait "$mon"; mrc=$?
@@ -170,6 +224,17 @@ ktap_result "monitor events filter: only the kinds asked for" \
 import re
 for l in open('$OUT/monitor_txt.out'):
     assert re.search(r' (qp-create|qp-destroy|dropped) ', l), l"
+if [ -n "$FTQPS" ]; then
+	ktap_result "monitor: the prctl comm of ft_qps's QP escaped, no ESC or 0xff byte" \
+		escaped "$OUT/monitor_txt.out"
+	ktap_result "monitor -j: every line strict UTF-8 JSON, the prctl comm as U+FFFD ESC [2Jx" \
+		python3 -c 'import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1], "rb").read().decode("utf-8").splitlines()]
+assert any(e.get("comm") == "\ufffd\x1b[2Jx" for e in ev)' "$OUT/monitor.out"
+else
+	ktap_skip "monitor: the prctl comm escaped" "ft_qps not built"
+	ktap_skip "monitor -j: the prctl comm in UTF-8 JSON" "ft_qps not built"
+fi
 "$FT" -j monitor --count 1 events qp-create >"$OUT/mon_count.out" 2>&1 &
 mpid=$!
 sleep 1

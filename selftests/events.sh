@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Events: a storm is rate-limited with an exact dropped count, sequence numbers have no gap, monitor exits cleanly.
+# Events: a storm is rate-limited with an exact dropped count, sequence numbers have no gap, monitor exits cleanly, only CAP_NET_ADMIN listens.
 # timeout=300
 #
 # With event_rate 100, ft_qps creates and destroys N QPs at once (--no-connect):
@@ -24,7 +24,7 @@ RATE=100
 
 cong_init events
 O=$CONG_OUT
-ktap_plan 23
+ktap_plan 26
 
 # the rate limit is global: the rest of this test runs under it
 cong_param self event_rate $RATE
@@ -115,17 +115,38 @@ log "monitor --count 1: $(cat "$O/count.mon") (exit $rc)"
 ktap_result "monitor --count 1 exited 0 after one event" \
 	test "$ok" = 1 -a "$rc" = 0 -a "$(wc -l <"$O/count.mon")" = 1
 
-# A listener that falls behind is told how many events it lost.  An
-# unprivileged monitor (its receive buffer capped by net.core.rmem_max) is
-# stopped during a storm; a root monitor with its 8 MiB buffer keeps up and
-# is the oracle: what the slow one printed plus what it says it lost must
-# be exactly what the fast one received over the same sequence numbers.
-rmem=$(sysctl -n net.core.rmem_max)
-sysctl -qw net.core.rmem_max=16384
+# Who may listen: events name every tenant's processes and peers, so
+# joining the group needs CAP_NET_ADMIN; an unprivileged user, in its own
+# PID namespace or not, is refused by the kernel and told why, and still
+# reads its own QPs with qp show.
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
+refused() {
+	local rc=0
+
+	"$@" >"$O/refused.out" 2>"$O/refused.err" || rc=$?
+	log "unprivileged monitor: exit $rc: $(cat "$O/refused.err")"
+	[ "$rc" = 1 ] && grep -q 'events group: it needs CAP_NET_ADMIN' "$O/refused.err" &&
+		[ ! -s "$O/refused.out" ]
+}
+ktap_result "monitor as nobody: refused (EPERM), says CAP_NET_ADMIN" \
+	refused nobody timeout 20 fabtrace -j monitor --count 1
+ktap_result "monitor as nobody in its own PID namespace: refused too" \
+	refused unshare --pid --fork --mount-proc \
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+	timeout 20 fabtrace -j monitor --count 1
+ktap_result "qp show as nobody in its own PID namespace still works" \
+	unshare --pid --fork --mount-proc \
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+	fabtrace -j qp show
+
+# A listener that falls behind is told how many events it lost.  A
+# monitor with a small receive buffer (--rcvbuf) is stopped during a storm;
+# a monitor with its 8 MiB buffer keeps up and is the oracle: what the slow
+# one printed plus what it says it lost must be exactly what the fast one
+# received over the same sequence numbers.
 cong_param self event_rate 100000
-ktap_assert "fast monitor (root) receives events" cong_mon_start fast self
-setpriv --reuid=65534 --regid=65534 --clear-groups fabtrace -j monitor \
-	>"$O/slow.mon" 2>"$O/slow.err" &
+ktap_assert "fast monitor receives events" cong_mon_start fast self
+fabtrace --rcvbuf 16384 -j monitor >"$O/slow.mon" 2>"$O/slow.err" &
 slow=$!
 cong_bg_add $slow
 # slow_has QPN: the slow monitor printed the qp-destroy of QPN
@@ -137,7 +158,7 @@ slow_sees() {
 	sleep 0.5
 	slow_has "$q"
 }
-ktap_assert "slow monitor (nobody) receives events" wait_for 20 slow_sees
+ktap_assert "slow monitor (--rcvbuf 16384) receives events" wait_for 20 slow_sees
 kill -STOP $slow
 seq_a=$(jq -s 'map(.seq) | max' "$O/fast.mon")
 "$CONG_PROGS/ft_qps" --no-connect -n 500 --iters 0 --summary --timeout-s 200 \
@@ -153,7 +174,6 @@ kill -INT $slow
 wait $slow
 slow_rc=$?
 cong_mon_stop fast
-sysctl -qw net.core.rmem_max="$rmem"
 range="select(.seq > $seq_a and .seq <= $seq_b)"
 fast_n=$(cong_mon_count fast "$range")
 slow_n=$(jq -c "$range" "$O/slow.mon" | wc -l)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# 1,000 QP pairs with traffic on each (ft_qps), four oracles; then max_qps overflow.
+# 1,000 QP pairs with traffic on each (ft_qps), four oracles; then max_qps overflow and eviction.
 # timeout=420
 #
 # Part 1: ft_qps creates 1,000 RC QPs on each node, pairs them across the
@@ -48,7 +48,7 @@ trap cleanup EXIT
 json_done() { grep -q '^{.*}$' "$1"; }
 json_pid() { or_jq "$1" 'd["pid"]'; }
 
-ktap_plan 19
+ktap_plan 25
 ktap_assert "fabtrace reloaded on both nodes (retain_ms=600000)" \
 	or_fresh_module retain_ms=600000
 ktap_assert "rxe0 up on both nodes" rxe_up both
@@ -149,4 +149,57 @@ kill -TERM "$pre"
 wait "$pre" || true
 pre=
 log "part 2 took $((SECONDS - t0)) s"
+
+# ---- part 3: retained entries make room for live QPs, node A -------------------
+# A user churning QPs fills the table with retained entries; another
+# tenant's new QPs must still be tracked.  max_qps = 60, 50 QPs created and
+# destroyed (retained), then 20 new ones held: all 20 tracked, overflow
+# unchanged, the table full, and the retained entries given up (evicted)
+# exactly those needed, oldest destroyed first.
+t0=$SECONDS
+d=$OR_OUT/part3
+mkdir -p "$d"
+MAX=60
+ktap_result "fabtrace reloaded on A for the churn" _or_reload_self
+echo "$MAX" >"$MAXQ"
+"$FTQPS" --no-connect -n 50 --iters 0 --timeout-s 120 >"$d/churn.json" 2>"$d/churn.err" ||
+	log "churn: $(tail -n 3 "$d/churn.err")"
+fabtrace -j stats >"$d/s0.json"
+fabtrace -j qp show destroyed >"$d/q0.json"
+"$FTQPS" --no-connect -n 20 --iters 0 --hold --timeout-s 120 >"$d/new.json" 2>"$d/new.err" &
+big=$!
+if wait_for 90 json_done "$d/new.json"; then
+	fabtrace -j stats >"$d/s1.json"
+	fabtrace -j qp show >"$d/q1.json"
+fi
+kill -TERM "$big" 2>/dev/null || true
+wait "$big" || true
+big=
+echo 262144 >"$MAXQ"
+st() { jq -r ".$2" "$d/$1.json"; }
+live0=$(st s0 qps) ret0=$(st s0 retained)
+want_ev=$((20 - (MAX - live0 - ret0)))
+log "before: $live0 live + $ret0 retained of $MAX; after: $(st s1 qps) live + $(st s1 retained) retained, evicted $(st s0 evicted) -> $(st s1 evicted), overflow $(st s0 overflow) -> $(st s1 overflow)"
+ktap_result "the churn left 50 retained entries" test "$ret0" = 50
+npid=$(jq .pid "$d/new.json" 2>/dev/null || echo none)
+ktap_result "all 20 new QPs are tracked, live" \
+	test "$(jq "[.[] | select(.pid == $npid and (.flags | index(\"destroyed\") | not))] | length" "$d/q1.json")" = 20
+ktap_result "overflow unchanged, table full: live + retained == max_qps" \
+	test "$(st s1 overflow)" = "$(st s0 overflow)" -a \
+	$(( $(st s1 qps) + $(st s1 retained) )) = "$MAX"
+ktap_result "evicted grew by exactly what was needed ($want_ev)" \
+	test $(( $(st s1 evicted) - $(st s0 evicted) )) = "$want_ev"
+# the evicted are the oldest: every survivor was destroyed no earlier than
+# any of those given up
+jq -n --slurpfile a "$d/q0.json" --slurpfile b "$d/q1.json" '
+	($b[0] | map(select(.flags | index("destroyed"))) | map(.qpn)) as $keep |
+	($a[0] | map(select(.qpn as $q | $keep | index($q)))) as $kept |
+	($a[0] | map(select(.qpn as $q | $keep | index($q) | not))) as $gone |
+	{gone: ($gone | length), kept: ($kept | length),
+	 ok: (($gone | map(.destroy_time) | max // 0) <= ($kept | map(.destroy_time) | min // 1e30))}' \
+	>"$d/order.json" || true
+log "eviction order: $(cat "$d/order.json")"
+ktap_result "the entries given up were the oldest destroyed" \
+	jq -e ".ok and .gone == $want_ev" "$d/order.json"
+log "part 3 took $((SECONDS - t0)) s"
 ktap_finished

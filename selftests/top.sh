@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # top: sorted by CE, the QP behind a CE-marking qdisc comes first while a clean QP carries traffic too.
-# timeout=300
+# timeout=360
 #
 # Two flows write from B to A at once (ft_timeout, 4 writes in flight):
 #   N  Not-ECT, created first so that it has the lower QP number on A (top
@@ -12,6 +12,9 @@
 # list E's QP first with a CE rate > 0, and N's below it with a receive
 # rate > 0 and no CE.  E's CE rate agrees with its rx-ce counter's growth
 # over the run; `qp show congested` lists E's QP and not N's.
+# Then top on a terminal (script(1)): after SIGTSTP while stopped, and after
+# SIGHUP, SIGQUIT, SIGTERM and SIGINT, the terminal's modes are the ones
+# from before top; after SIGCONT top has its own again.
 set -uo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/lib.sh"
@@ -22,7 +25,7 @@ PORT_E=18652
 
 cong_init top
 O=$CONG_OUT
-ktap_plan 12
+ktap_plan 18
 
 ktap_assert "B: netem loss 5% ecn on ECT(0) RoCE" cong_netem peer ect0 loss 5% ecn
 # --timeout 18 (1 s): a starved TCG node must not make the clean flow retransmit
@@ -93,4 +96,79 @@ ktap_result "top -b sort ce: E's QP $qe on the first row of both snapshots ($row
 log "congested by the counters: [$expect]; qp show congested: [$listed]"
 ktap_result "qp show congested: E's QP, not N's ([$listed], counters say [$expect])" \
 	test "$listed" = "$qe" -a "$expect" = "$qe"
+
+# ---- the terminal, on every way out ------------------------------------------
+# On a terminal top reads single keys without echo.  Under script(1) a
+# job-control shell (bash with set -m, as an interactive shell) runs it as
+# its foreground job, in a process group of its own that is not orphaned,
+# so SIGTSTP really stops it; the shell records `stty -g` before top, while
+# it is stopped (then continues it with fg, as a user would) and after it.
+# The test sends the signals from outside and reads top's modes with
+# stty -F.  env --default-signal: as a background job of this script,
+# script(1) would inherit SIGINT and SIGQUIT ignored, and top keeps the
+# signals its caller ignores (nohup).
+cat >"$O/tty_drv.sh" <<'DRV'
+set -m
+o=$1
+shift
+stty -g >"$o.before"
+bash -c 'echo $$ >"$0.pid"; exec "$@"' "$o" "$@"
+st=$?
+while [ "$st" -gt 128 ] && jobs %% >/dev/null 2>&1; do
+	stty -g >"$o.stopped"
+	fg >/dev/null
+	st=$?
+done
+echo "$st" >"$o.rc"
+stty -g >"$o.after"
+DRV
+tty_keys() { stty -a -F "/proc/$1/fd/0" 2>/dev/null | grep -qw -- -icanon; }
+# tty_run NAME SIG...: top under script(1); each signal once top is in
+# single-key mode (again, after SIGTSTP and fg)
+tty_run() {
+	local n=$1 sp p sig
+
+	shift
+	env --default-signal script -qfec \
+		"bash $O/tty_drv.sh $O/$n $CONG_CLI top dev $CONG_DEV interval 300" /dev/null \
+		</dev/null >"$O/$n.out" 2>&1 &
+	sp=$!
+	cong_bg_add "$sp"
+	if ! wait_for 30 test -s "$O/$n.pid" || ! p=$(cat "$O/$n.pid") ||
+	   ! wait_for 30 tty_keys "$p"; then
+		log "$n: top never reached single-key mode: $(head -c 300 "$O/$n.out")"
+		kill "$sp"
+		return
+	fi
+	for sig; do
+		kill -"$sig" "$p"
+		[ "$sig" = TSTP ] || continue
+		wait_for 30 test -s "$O/$n.stopped" || log "$n: top did not stop"
+		wait_for 30 tty_keys "$p" && touch "$O/$n.resumed"
+	done
+	timeout 30 tail --pid="$sp" -f /dev/null || kill -KILL "$p" "$sp"
+	wait "$sp"
+	log "$n: top exit $(cat "$O/$n.rc" 2>/dev/null); stty before $(cat "$O/$n.before" 2>/dev/null)"
+	log "$n: stopped $(cat "$O/$n.stopped" 2>/dev/null); after $(cat "$O/$n.after" 2>/dev/null)"
+}
+# tty_same NAME WHEN: the modes at WHEN (stopped, after) are the ones before top
+tty_same() { test -s "$O/$1.before" && cmp -s "$O/$1.before" "$O/$1.$2"; }
+# tty_clean NAME: top exited 0, modes as before, the cursor shown last
+tty_clean() {
+	tty_same "$1" after && test "$(cat "$O/$1.rc" 2>/dev/null)" = 0 &&
+		python3 -c 'import sys
+t = open(sys.argv[1], "rb").read()
+sys.exit(not t.rfind(b"\x1b[?25h") > t.rfind(b"\x1b[?25l") >= 0)' "$O/$1.out"
+}
+
+tty_run tty_tstp TSTP HUP
+ktap_result "top on a terminal, SIGTSTP: stopped, with the modes from before top" \
+	tty_same tty_tstp stopped
+ktap_result "top, SIGCONT (fg): single-key mode again" test -e "$O/tty_tstp.resumed"
+ktap_result "top, then SIGHUP: exit 0, modes as before top, cursor shown" tty_clean tty_tstp
+for sig in QUIT TERM INT; do
+	tty_run "tty_$sig" "$sig"
+	ktap_result "top on a terminal, SIG$sig: exit 0, modes as before top, cursor shown" \
+		tty_clean "tty_$sig"
+done
 ktap_finished

@@ -21,7 +21,8 @@ static void usage(FILE *fp)
 		"       fabtrace { -h | --help | help }\n"
 		"where  OBJECT  := { dev | qp | stats | monitor | top }\n"
 		"       OPTIONS := { -j | --json | -p | --pretty | -s | --stats |\n"
-		"                    -n | --numeric | -b | --batch | --count N }\n"
+		"                    -n | --numeric | -b | --batch | --count N |\n"
+		"                    --rcvbuf BYTES }\n"
 		"\n"
 		"Objects:\n"
 		"  dev      RDMA devices: ports, QP entries, traffic totals\n"
@@ -42,6 +43,8 @@ static void usage(FILE *fp)
 		"  -n, --numeric   exact numbers instead of K/M/G and KiB/MiB/GiB units\n"
 		"  -b, --batch     top: plain snapshots instead of redrawing the screen\n"
 		"      --count N   monitor: exit after N events\n"
+		"      --rcvbuf BYTES  netlink receive buffer (default 1 MiB, monitor\n"
+		"                  8 MiB; above net.core.rmem_max needs CAP_NET_ADMIN)\n"
 		"  -V, --version   print the version\n"
 		"  -h, --help      print this help\n"
 		"\n"
@@ -112,6 +115,7 @@ int main(int argc, char **argv)
 		{ "numeric", no_argument, NULL, 'n' },
 		{ "batch", no_argument, NULL, 'b' },
 		{ "count", required_argument, NULL, 'c' },
+		{ "rcvbuf", required_argument, NULL, 'r' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -156,6 +160,14 @@ int main(int argc, char **argv)
 			}
 			ft.count = count;
 			break;
+		case 'r':
+			if (parse_u64(optarg, INT32_MAX / 2, &count) || count < 4096) {
+				ft_err("invalid --rcvbuf \"%s\": not a number of bytes from 4096 to %d",
+				       optarg, INT32_MAX / 2);
+				return FT_EXIT_ERR;
+			}
+			ft.rcvbuf = count;
+			break;
 		case 'V':
 			version();
 			return FT_EXIT_OK;
@@ -163,8 +175,8 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return FT_EXIT_OK;
 		default:
-			if (optopt == 'c')
-				ft_err("option \"--count\" needs a value");
+			if (optopt == 'c' || optopt == 'r')
+				ft_err("option \"%s\" needs a value", argv[optind - 1]);
 			else if (optopt)
 				ft_err("unknown option \"-%c\", try \"fabtrace help\"", optopt);
 			else

@@ -155,7 +155,8 @@ int do_monitor(struct ft *ft, int argc, char **argv)
 	if (ret)
 		return -1;
 
-	ft->rcvbuf = FT_RCVBUF_MONITOR;
+	if (!ft->rcvbuf)
+		ft->rcvbuf = FT_RCVBUF_MONITOR;
 	nl = ft_nl(ft);
 	if (!nl || nl_join_events(nl))
 		return -1;

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "nl.h"
+#include "out.h"
 #include "util.h"
 
 /* How often an interrupted dump is run again before it is accepted. */
@@ -26,9 +27,9 @@ static int extack_cb(const struct nlattr *a, void *data)
 
 	switch (mnl_attr_get_type(a)) {
 	case NLMSGERR_ATTR_MSG:
+		/* it goes to a terminal too: escaped like every kernel string */
 		if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0)
-			snprintf(nl->extack, sizeof(nl->extack), "%s",
-				 mnl_attr_get_str(a));
+			out_esc(nl->extack, sizeof(nl->extack), mnl_attr_get_str(a));
 		break;
 #ifdef NLMSGERR_ATTR_MISS_TYPE
 	case NLMSGERR_ATTR_MISS_TYPE:
@@ -413,7 +414,11 @@ int nl_join_events(struct nl *nl)
 	}
 	if (mnl_socket_setsockopt(nl->sk, NETLINK_ADD_MEMBERSHIP, &grp,
 				  sizeof(grp)) < 0) {
-		ft_err("cannot join the events group: %s", strerror(errno));
+		if (errno == EPERM)
+			ft_err("cannot join the events group: it needs CAP_NET_ADMIN "
+			       "(events show every tenant's QPs; \"qp show\" shows yours)");
+		else
+			ft_err("cannot join the events group: %s", strerror(errno));
 		return -1;
 	}
 	return 0;

@@ -2,6 +2,7 @@
 /* One print layer for text and JSON, in the spirit of iproute2's json_print. */
 
 #include <json-c/json.h>
+#include <json-c/printbuf.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -354,6 +355,172 @@ void out_arr_end(struct out *o)
 	end(o);
 }
 
+/* --- hostile strings (out.h) ------------------------------------------------- */
+
+static const char hex[] = "0123456789abcdef";
+
+char *out_esc(char *buf, size_t size, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0, need;
+
+	if (!size)
+		return buf;
+	for (; *p; p++) {
+		need = *p == '\\' ? 2 : (*p >= 0x20 && *p < 0x7f) ? 1 : 4;
+		if (n + need >= size)
+			break;
+		if (need == 1) {
+			buf[n++] = *p;
+			continue;
+		}
+		buf[n++] = '\\';
+		if (need == 2) {
+			buf[n++] = '\\';
+			continue;
+		}
+		buf[n++] = 'x';
+		buf[n++] = hex[*p >> 4];
+		buf[n++] = hex[*p & 0xf];
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/*
+ * The length of the well-formed UTF-8 sequence at @p (Unicode table 3-7),
+ * or 0 with *@bad set to the length of its maximal ill-formed subpart: the
+ * bytes one U+FFFD stands for.  Never reads past a NUL, which no
+ * continuation byte matches.
+ */
+static size_t utf8_len(const unsigned char *p, size_t *bad)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] < 0xc2 || p[0] > 0xf4) {
+		*bad = 1;		/* a continuation byte, or never valid */
+		return 0;
+	}
+	if (p[0] < 0xe0) {
+		n = 2;
+	} else if (p[0] < 0xf0) {
+		n = 3;
+		if (p[0] == 0xe0)
+			lo = 0xa0;	/* overlong */
+		else if (p[0] == 0xed)
+			hi = 0x9f;	/* surrogates */
+	} else {
+		n = 4;
+		if (p[0] == 0xf0)
+			lo = 0x90;	/* overlong */
+		else if (p[0] == 0xf4)
+			hi = 0x8f;	/* above U+10FFFF */
+	}
+	for (i = 1; i < n; i++) {
+		if (p[i] < lo || p[i] > hi) {
+			*bad = i;
+			return 0;
+		}
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return n;
+}
+
+/* The code point of a control JSON output escapes (C0, DEL, C1), or -1. */
+static int json_ctl(const unsigned char *p, size_t n)
+{
+	if (n == 1 && (p[0] < 0x20 || p[0] == 0x7f))
+		return p[0];
+	if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)
+		return p[1];
+	return -1;
+}
+
+/* One escaped character, spelt as json-c spells it. */
+static void json_esc_char(struct printbuf *pb, int c, int flags)
+{
+	char u[] = "\\u00XX";
+
+	switch (c) {
+	case '"':
+		printbuf_strappend(pb, "\\\"");
+		break;
+	case '\\':
+		printbuf_strappend(pb, "\\\\");
+		break;
+	case '/':
+		if (flags & JSON_C_TO_STRING_NOSLASHESCAPE)
+			printbuf_strappend(pb, "/");
+		else
+			printbuf_strappend(pb, "\\/");
+		break;
+	case '\b':
+		printbuf_strappend(pb, "\\b");
+		break;
+	case '\f':
+		printbuf_strappend(pb, "\\f");
+		break;
+	case '\n':
+		printbuf_strappend(pb, "\\n");
+		break;
+	case '\r':
+		printbuf_strappend(pb, "\\r");
+		break;
+	case '\t':
+		printbuf_strappend(pb, "\\t");
+		break;
+	default:
+		u[4] = hex[c >> 4];
+		u[5] = hex[c & 0xf];
+		printbuf_memappend(pb, u, 6);
+	}
+}
+
+/*
+ * The serializer of every string out_str() makes.  json-c's own escapes
+ * the C0 controls but passes every byte >= 0x80 through unchecked: one 0xff
+ * in a comm would make the whole document invalid for every consumer.
+ */
+static int json_str_serialize(struct json_object *j, struct printbuf *pb,
+			      int level, int flags)
+{
+	const unsigned char *s = (const unsigned char *)json_object_get_string(j);
+	size_t len = json_object_get_string_len(j), i = 0, run, n = 0, bad = 0;
+	int c = -1;
+
+	(void)level;
+	printbuf_strappend(pb, "\"");
+	while (i < len) {
+		/* the longest run that goes out as it is, in one append */
+		for (run = i; i < len; i += n) {
+			n = utf8_len(s + i, &bad);
+			if (!n)
+				break;
+			c = json_ctl(s + i, n);
+			if (c < 0 && n == 1 && (s[i] == '"' || s[i] == '\\' || s[i] == '/'))
+				c = s[i];
+			if (c >= 0)
+				break;
+		}
+		printbuf_memappend(pb, (const char *)s + run, i - run);
+		if (i >= len)
+			break;
+		if (!n) {
+			printbuf_strappend(pb, "\xef\xbf\xbd");	/* U+FFFD */
+			i += bad;
+		} else {
+			json_esc_char(pb, c, flags);
+			i += n;
+		}
+	}
+	printbuf_strappend(pb, "\"");
+	return 0;
+}
+
 static bool want_text(const struct out *o, int type)
 {
 	return !o->json && (type & PRINT_FP);
@@ -379,18 +546,36 @@ void out_u64(struct out *o, int type, const char *key, const char *fmt, uint64_t
 	}
 }
 
+static void text_str(struct out *o, const char *fmt, const char *s)
+{
+	/* the kernel's strings are device names and comms: under 64 bytes */
+	char small[OUT_ESC_SIZE(64)], *buf = small;
+	size_t size = OUT_ESC_SIZE(strlen(s));
+
+	if (size > sizeof(small))
+		buf = xmalloc(size);
+	fprintf(o->fp, fmt, out_esc(buf, size, s));
+	if (buf != small)
+		free(buf);
+}
+
 void out_str(struct out *o, int type, const char *key, const char *fmt, const char *s)
 {
 	struct json_object *j;
 
 	if (want_text(o, type)) {
-		fprintf(o->fp, fmt, s ? s : "-");
+		text_str(o, fmt, s ? s : "-");
 	} else if (want_json(o, type) && s) {
+		/* a reused string keeps the serializer it was made with */
 		j = reuse(o, key, json_type_string);
-		if (j)
+		if (j) {
 			json_object_set_string(j, s);
-		else
-			attach(o, key, json_object_new_string(s));
+			return;
+		}
+		j = json_object_new_string(s);
+		/* before attach(): the serializer's userdata is the stamp's slot */
+		json_object_set_serializer(j, json_str_serialize, NULL, NULL);
+		attach(o, key, j);
 	}
 }
 

@@ -4,6 +4,7 @@
 #define _FABTRACE_OUT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -51,9 +52,42 @@ void out_obj_end(struct out *o);
 void out_arr_begin(struct out *o, const char *key);
 void out_arr_end(struct out *o);
 
+/*
+ * Every string the kernel hands over is hostile: a QP's comm is whatever its
+ * owner set with prctl(PR_SET_NAME), any bytes but NUL, and it reaches the
+ * operator's terminal and every JSON consumer of the node.  So:
+ *
+ * Text: printable ASCII (0x20-0x7e) goes as it is, except '\', which
+ * becomes "\\"; every other byte becomes "\xHH" (lowercase), UTF-8
+ * included.  No name can move the cursor, clear the screen, recolour or
+ * break a table row, and the mapping can be undone.
+ *
+ * JSON: the output is valid UTF-8 whatever the string holds.  Well-formed
+ * UTF-8 goes as it is; each maximal ill-formed subpart (Unicode ch. 3.9, what
+ * Python's bytes.decode("utf-8", "replace") does) becomes U+FFFD.  The C0
+ * and C1 controls and DEL become \u00XX: -j output is read on terminals
+ * too, and some act on C1 controls such as U+009B (CSI) even when they come
+ * UTF-8 encoded.
+ *
+ * out_str() applies both, so printers get this for free.  A printer that
+ * formats a kernel string itself (fixed-width table rows) escapes it with
+ * out_esc() first.
+ */
+/* Room for the text escape of a string of @n bytes, NUL included. */
+#define OUT_ESC_SIZE(n)	(4 * (n) + 1)
+/*
+ * The text escape of @s into @buf (@size bytes; OUT_ESC_SIZE(strlen(s))
+ * always fits).  Truncated to whole escapes if @buf is smaller.  Returns
+ * @buf.
+ */
+char *out_esc(char *buf, size_t size, const char *s);
+
 /* The text format takes the value as: unsigned long long. */
 void out_u64(struct out *o, int type, const char *key, const char *fmt, uint64_t v);
-/* ... as const char *; a NULL string prints "-" and is skipped in JSON. */
+/*
+ * ... as const char *, escaped (above); a NULL string prints "-" and is
+ * skipped in JSON.
+ */
 void out_str(struct out *o, int type, const char *key, const char *fmt, const char *s);
 /* ... as const char *, "yes" or "no". */
 void out_bool(struct out *o, int type, const char *key, const char *fmt, bool v);

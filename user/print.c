@@ -149,7 +149,8 @@ void print_qp_header(struct out *o)
 
 void print_qp_row(struct out *o, const struct ft_qp_rec *r)
 {
-	char qpn[16], tbuf[16], sbuf[16], pid[16], comm[FT_COMM_LEN + 2];
+	char qpn[16], tbuf[16], sbuf[16], pid[16], dev[OUT_ESC_SIZE(FT_NAME_LEN)];
+	char name[OUT_ESC_SIZE(FT_COMM_LEN)], comm[OUT_ESC_SIZE(FT_COMM_LEN) + 2];
 	char peer[FT_FMT_LEN], txp[FT_FMT_LEN], txb[FT_FMT_LEN];
 	char rxp[FT_FMT_LEN], rxb[FT_FMT_LEN], ce[FT_FMT_LEN];
 	char cnp[FT_FMT_LEN], nak[FT_FMT_LEN], retx[FT_FMT_LEN];
@@ -168,7 +169,10 @@ void print_qp_row(struct out *o, const struct ft_qp_rec *r)
 		snprintf(pid, sizeof(pid), "-");
 	else
 		snprintf(pid, sizeof(pid), "%u", r->pid);
-	snprintf(comm, sizeof(comm), kernel ? "[%s]" : "%s", r->comm);
+	/* the row is formatted here, not by out_str(): escape what it would */
+	out_esc(dev, sizeof(dev), r->dev);
+	snprintf(comm, sizeof(comm), kernel ? "[%s]" : "%s",
+		 out_esc(name, sizeof(name), r->comm));
 	fmt_peer(peer, sizeof(peer), (r->have & FT_QP_HAVE_PEER) ? r->peer : NULL,
 		 r->have & FT_QP_HAVE_RQPN, r->remote_qpn);
 	if (human) {
@@ -196,7 +200,7 @@ void print_qp_row(struct out *o, const struct ft_qp_rec *r)
 		snprintf(retx, sizeof(retx), "%llu",
 			 (unsigned long long)r->cong.v[FABTRACE_A_CONG_RETRANSMITS]);
 	}
-	out_text(o, QP_ROW_FMT, r->dev, qpn, type, state, pid, comm, peer,
+	out_text(o, QP_ROW_FMT, dev, qpn, type, state, pid, comm, peer,
 		 txp, txb, rxp, rxb, ce, cnp, nak, retx);
 }
 
@@ -275,7 +279,8 @@ void print_stats(struct out *o, const struct ft_stats_rec *r)
 		FABTRACE_A_STATS_QPS, FABTRACE_A_STATS_RETAINED,
 		FABTRACE_A_STATS_MAX_QPS, FABTRACE_A_STATS_RETAIN_MS,
 		FABTRACE_A_STATS_ENTRY_SIZE, FABTRACE_A_STATS_INDEX_BYTES, 0,
-		FABTRACE_A_STATS_OVERFLOW, FABTRACE_A_STATS_ALLOC_FAIL,
+		FABTRACE_A_STATS_OVERFLOW, FABTRACE_A_STATS_EVICTED,
+		FABTRACE_A_STATS_ALLOC_FAIL,
 		FABTRACE_A_STATS_MALFORMED, FABTRACE_A_STATS_UNKNOWN,
 		FABTRACE_A_STATS_HOOK_MISSED, 0,
 		FABTRACE_A_STATS_EVENTS_SENT, FABTRACE_A_STATS_EVENTS_SUPPRESSED,
@@ -360,8 +365,9 @@ void print_event(struct out *o, const struct ft_event_rec *e)
 		fflush(fp);
 		return;
 	}
+	/* the kernel's strings through out_str(), which escapes them */
 	if (e->have & FT_EV_HAVE_DEV)
-		fprintf(fp, " dev %s", e->dev);
+		out_str(o, PRINT_FP, NULL, " dev %s", e->dev);
 	if (e->have & FT_EV_HAVE_QPN)
 		fprintf(fp, " qpn %u", e->qpn);
 	fprintf(fp, " %s", kw_text(ft_kw_event, e->kind, buf, sizeof(buf)));
@@ -374,7 +380,7 @@ void print_event(struct out *o, const struct ft_event_rec *e)
 	if ((e->have & FT_EV_HAVE_PID) && e->pid)
 		fprintf(fp, " pid %u", e->pid);
 	if (e->comm[0])
-		fprintf(fp, (e->have & FT_EV_HAVE_PID) && !e->pid ?
+		out_str(o, PRINT_FP, NULL, (e->have & FT_EV_HAVE_PID) && !e->pid ?
 			" comm [%s]" : " comm %s", e->comm);
 	if (e->suppressed)
 		fprintf(fp, " suppressed %llu", (unsigned long long)e->suppressed);

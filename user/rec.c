@@ -66,6 +66,7 @@ const char *const ft_stats_keys[FABTRACE_A_STATS_MAX + 1] = {
 	[FABTRACE_A_STATS_EVENTS_LOST] = "events_lost",
 	[FABTRACE_A_STATS_GENERATION] = "generation",
 	[FABTRACE_A_STATS_INDEX_BYTES] = "index_bytes",
+	[FABTRACE_A_STATS_EVICTED] = "evicted",
 };
 
 /*

@@ -3,12 +3,10 @@
 
 #include <errno.h>
 #include <linux/genetlink.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -17,6 +15,7 @@
 #include "parse.h"
 #include "print.h"
 #include "rate.h"
+#include "term.h"
 #include "units.h"
 #include "util.h"
 
@@ -24,11 +23,9 @@
 #define TOP_HELP	"fabtrace top help"
 
 /*
- * ANSI sequences: cursor off and back on, home + clear.  No alternate
- * screen: the last snapshot, and any error after it, stay readable on exit.
+ * ANSI sequence: home + clear.  No alternate screen: the last snapshot, and
+ * any error after it, stay readable on exit.
  */
-#define TERM_ENTER	"\033[?25l"
-#define TERM_LEAVE	"\033[?25h"
 #define TERM_HOME	"\033[H\033[2J"
 
 static int top_help(void)
@@ -42,10 +39,12 @@ static int top_help(void)
 	       "rate of KEY per second, highest first (default bytes: sent + received\n"
 	       "payload bytes; pkts: sent + received packets; cnp and nak: sent +\n"
 	       "received).  The first screen comes after one interval: rates need two\n"
-	       "samples.  On a terminal the screen is redrawn in place (q or Ctrl-C\n"
-	       "quits); -b, or output that is not a terminal, prints plain snapshots\n"
-	       "with a header line each, for scripts.  iterations N stops after N\n"
-	       "snapshots; limit N shows the first N QPs (on a terminal: what fits).\n"
+	       "samples.  On a terminal the screen is redrawn in place: q, Ctrl-C,\n"
+	       "SIGTERM, SIGHUP or SIGQUIT quit and Ctrl-Z suspends, each with the\n"
+	       "terminal restored.  -b, or output that is not a terminal, prints plain\n"
+	       "snapshots with a header line each, for scripts.  iterations N stops\n"
+	       "after N snapshots; limit N shows the first N QPs (on a terminal: what\n"
+	       "fits).\n"
 	       "-j prints one JSON object per snapshot and line:\n"
 	       "  {\"time\", \"interval_ms\", \"elapsed_ms\", \"qps\": [{\"dev\", \"dev_index\",\n"
 	       "   \"qpn\", \"pid\", \"comm\", \"peer\", \"remote_qpn\", \"tx_pps\", \"rx_pps\",\n"
@@ -67,8 +66,8 @@ struct top {
 	uint32_t interval_ms;
 	uint64_t iterations;		/* 0: until interrupted */
 	uint32_t limit;			/* 0: all (or what fits) */
-	bool batch, screen, keys;
-	struct termios saved;
+	bool batch, screen;
+	struct term term;		/* when screen */
 	struct qpset sets[2];
 	struct qpset *cur;		/* being filled by the dump */
 	struct qp_rate *rates;
@@ -184,31 +183,6 @@ static int sample(struct top *t, struct qpset *set)
 
 /* --- the terminal ---------------------------------------------------------------- */
 
-static void screen_enter(struct top *t)
-{
-	struct termios raw;
-
-	fputs(TERM_ENTER, stdout);
-	fflush(stdout);
-	/* single keys without echo, so "q" quits; Ctrl-C still signals */
-	if (isatty(STDIN_FILENO) && !tcgetattr(STDIN_FILENO, &t->saved)) {
-		raw = t->saved;
-		raw.c_lflag &= ~(ICANON | ECHO);
-		raw.c_cc[VMIN] = 1;
-		raw.c_cc[VTIME] = 0;
-		t->keys = !tcsetattr(STDIN_FILENO, TCSANOW, &raw);
-	}
-}
-
-static void screen_leave(struct top *t)
-{
-	if (t->keys)
-		tcsetattr(STDIN_FILENO, TCSANOW, &t->saved);
-	t->keys = false;
-	fputs(TERM_LEAVE, stdout);
-	fflush(stdout);
-}
-
 static unsigned int screen_rows(void)
 {
 	struct winsize ws;
@@ -218,28 +192,16 @@ static unsigned int screen_rows(void)
 	return ws.ws_row;
 }
 
-/* Wait one interval; true when asked to quit (signal, or "q" on the screen). */
+/*
+ * Wait one interval; true when asked to quit (signal, or "q" on the screen).
+ * Back from Ctrl-Z it returns early: a fresh screen at once, and rates over
+ * the time that really passed.
+ */
 static bool wait_interval(struct top *t, const sigset_t *mask)
 {
-	uint64_t end = ft_now_mono() + (uint64_t)t->interval_ms * 1000000ull;
-
-	if (!t->keys)
+	if (!t->screen)
 		return ft_sleep_ms(t->interval_ms, mask) || ft_stop;
-	while (!ft_stop) {
-		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
-		uint64_t now = ft_now_mono();
-		struct timespec ts;
-		char c;
-
-		if (now >= end)
-			return false;
-		ts.tv_sec = (end - now) / 1000000000ull;
-		ts.tv_nsec = (end - now) % 1000000000ull;
-		if (ppoll(&pfd, 1, &ts, mask) > 0 && read(STDIN_FILENO, &c, 1) == 1 &&
-		    (c == 'q' || c == 'Q'))
-			return true;
-	}
-	return true;
+	return term_wait(&t->term, (uint64_t)t->interval_ms * 1000000ull, mask);
 }
 
 /* --- output ------------------------------------------------------------------------ */
@@ -261,7 +223,8 @@ static const char *rate_txt(const struct top *t, char *buf, size_t len, double v
 static void print_text(struct top *t, size_t n, size_t total, uint64_t real,
 		       uint64_t elapsed_ns)
 {
-	char ts[FT_FMT_LEN], qpn[16], pid[16], comm[FT_COMM_LEN + 2], peer[FT_FMT_LEN];
+	char ts[FT_FMT_LEN], qpn[16], pid[16], peer[FT_FMT_LEN], dev[OUT_ESC_SIZE(FT_NAME_LEN)];
+	char name[OUT_ESC_SIZE(FT_COMM_LEN)], comm[OUT_ESC_SIZE(FT_COMM_LEN) + 2];
 	char v[8][FT_FMT_LEN];
 	size_t i;
 
@@ -282,10 +245,13 @@ static void print_text(struct top *t, size_t n, size_t total, uint64_t real,
 			snprintf(pid, sizeof(pid), "-");
 		else
 			snprintf(pid, sizeof(pid), "%u", r->pid);
-		snprintf(comm, sizeof(comm), kernel ? "[%s]" : "%s", r->comm);
+		/* what out_str() would do: the kernel's strings escaped */
+		out_esc(dev, sizeof(dev), r->dev);
+		snprintf(comm, sizeof(comm), kernel ? "[%s]" : "%s",
+			 out_esc(name, sizeof(name), r->comm));
 		fmt_peer(peer, sizeof(peer), (r->have & FT_QP_HAVE_PEER) ? r->peer : NULL,
 			 r->have & FT_QP_HAVE_RQPN, r->remote_qpn);
-		printf(TOP_ROW_FMT, r->dev, qpn, pid, comm, peer,
+		printf(TOP_ROW_FMT, dev, qpn, pid, comm, peer,
 		       rate_txt(t, v[0], FT_FMT_LEN, q->tx_pps, false),
 		       rate_txt(t, v[1], FT_FMT_LEN, q->rx_pps, false),
 		       rate_txt(t, v[2], FT_FMT_LEN, q->tx_bps, true),
@@ -398,19 +364,20 @@ int do_top(struct ft *ft, int argc, char **argv)
 		return -1;
 	if (t.dev && ft_check_dev(ft, t.dev))
 		return -1;
-	if (ft_catch_signals(&mask)) {
+	/* redraw in place only for a person watching a terminal */
+	t.screen = !ft->json && !t.batch && isatty(STDOUT_FILENO);
+	/* on a screen every way out must give the terminal back as it was */
+	if (t.screen ? term_catch_signals(&mask) : ft_catch_signals(&mask)) {
 		ft_err("cannot install signal handlers: %s", strerror(errno));
 		return -1;
 	}
 	if (ft->json)
 		out_lines(ft->out);
-	/* redraw in place only for a person watching a terminal */
-	t.screen = !ft->json && !t.batch && isatty(STDOUT_FILENO);
 	if (t.screen)
-		screen_enter(&t);
+		term_enter(&t.term, stdout, STDIN_FILENO);
 	ret = run(&t, &mask);
 	if (t.screen)
-		screen_leave(&t);
+		term_leave(&t.term);
 	qpset_free(&t.sets[0]);
 	qpset_free(&t.sets[1]);
 	free(t.rates);

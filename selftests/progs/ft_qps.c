@@ -21,6 +21,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,7 +46,7 @@ static const char *const role_names[] = { "client", "server", "loopback", "no-co
 enum kind { K_PASSIVE, K_INITIATOR, K_RECEIVER };
 
 static struct {
-	const char *dev, *peer, *bind;
+	const char *dev, *peer, *bind, *comm;
 	int ib_port, gid_index, tcp_port;
 	enum role role;
 	long nqps, iters, size, depth, rx_depth;
@@ -135,6 +136,9 @@ static void usage(void)
 "      --destroy-after MS  like --hold, ending MS milliseconds after the JSON\n"
 "      --summary           leave the per-QP list out of the JSON\n"
 "      --timeout-s S       overall deadline (default 60; 0 = none)\n"
+"      --comm NAME         set this process's name (prctl PR_SET_NAME, at most\n"
+"                          15 bytes, any but NUL) before creating the QPs: the\n"
+"                          comm fabtrace reports for them\n"
 "  -h, --help\n"
 "Prints one JSON object on stdout.  Exit: 0 ok, 1 failure, 2 usage, 3 deadline.\n",
 	       ft_prog, DEFAULT_PORT);
@@ -144,7 +148,7 @@ static void parse(int argc, char **argv)
 {
 	enum { O_SERVER = 256, O_PEER, O_LOOPBACK, O_NOCONN, O_BIND, O_ITERS, O_SIZE,
 	       O_OP, O_TYPE, O_DEPTH, O_RXDEPTH, O_SRQ, O_TCLASS, O_MTU, O_PSN,
-	       O_STATE, O_HOLD, O_DESTROY, O_SUMMARY, O_TIMEOUT };
+	       O_STATE, O_HOLD, O_DESTROY, O_SUMMARY, O_TIMEOUT, O_COMM };
 	static const struct option opts[] = {
 		{ "server", no_argument, NULL, O_SERVER },
 		{ "peer", required_argument, NULL, O_PEER },
@@ -171,6 +175,7 @@ static void parse(int argc, char **argv)
 		{ "destroy-after", required_argument, NULL, O_DESTROY },
 		{ "summary", no_argument, NULL, O_SUMMARY },
 		{ "timeout-s", required_argument, NULL, O_TIMEOUT },
+		{ "comm", required_argument, NULL, O_COMM },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -216,6 +221,7 @@ static void parse(int argc, char **argv)
 			break;
 		case O_SUMMARY: c.summary = true; break;
 		case O_TIMEOUT: c.timeout_s = ft_parse_double("--timeout-s", optarg, 0, 1e6); break;
+		case O_COMM: c.comm = optarg; break;
 		case 'h': usage(); exit(0);
 		default: fprintf(stderr, "Try '%s --help'.\n", ft_prog); exit(FT_EXIT_USAGE);
 		}
@@ -1139,6 +1145,11 @@ int main(int argc, char **argv)
 	ft_signals_init();
 	ft_deadline_init(c.timeout_s);
 	s.t_start = ft_now();
+	/* the kernel reads the creator's comm when the QPs are made: name it first */
+	if (c.comm && prctl(PR_SET_NAME, c.comm)) {
+		ft_err("--comm: prctl(PR_SET_NAME): %s", strerror(errno));
+		return FT_EXIT_FAIL;
+	}
 
 	if (ft_dev_open(&s.dev, c.dev, c.ib_port, c.gid_index))
 		return FT_EXIT_FAIL;

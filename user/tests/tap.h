@@ -92,10 +92,17 @@ static inline void tap_fail(const char *file, int line, const char *fmt, ...)
 } while (0)
 
 /*
- * Strict validation of a JSON text: json-c in strict mode must consume all
- * of it (trailing blanks aside), and, when python3 is there, so must
- * "python3 -m json.tool".  Returns the parsed value (put it) or NULL.
+ * Strict validation of a JSON text: json-c in strict mode, validating UTF-8,
+ * must consume all of it (trailing blanks aside), and, when python3 is
+ * there, so must Python's json module after a strict UTF-8 decode of the
+ * bytes (what any consumer does; "python3 -m json.tool" reads stdin with
+ * surrogateescape, in the C and C.UTF-8 locales at least, and passes
+ * invalid UTF-8).  Returns the parsed value (put it) or NULL.
  */
+/* Reads one JSON document on stdin as any strict consumer does. */
+#define TAP_PY_JSON \
+	"python3 -c 'import json, sys; json.loads(sys.stdin.buffer.read().decode(\"utf-8\"))'"
+
 static inline struct json_object *tap_json(const char *text)
 {
 	struct json_tokener *tok = json_tokener_new();
@@ -103,7 +110,7 @@ static inline struct json_object *tap_json(const char *text)
 	size_t len = strlen(text), used;
 	FILE *py;
 
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
 	v = json_tokener_parse_ex(tok, text, (int)len);
 	used = json_tokener_get_parse_end(tok);
 	if (!v || json_tokener_get_error(tok) != json_tokener_success)
@@ -113,11 +120,11 @@ static inline struct json_object *tap_json(const char *text)
 			goto bad;
 	json_tokener_free(tok);
 	if (access("/usr/bin/python3", X_OK) == 0) {
-		py = popen("python3 -m json.tool >/dev/null 2>&1", "w");
+		py = popen(TAP_PY_JSON " >/dev/null 2>&1", "w");
 		if (py) {
 			fputs(text, py);
 			if (pclose(py) != 0) {
-				printf("# python3 -m json.tool rejects: %s\n", text);
+				printf("# python3 json.loads(utf-8) rejects: %s\n", text);
 				json_object_put(v);
 				return NULL;
 			}

@@ -157,6 +157,15 @@ TEST(ack_and_error_with_extack)
 	free(text);
 }
 
+/* The kernel's message goes to a terminal too: escaped like every string. */
+TEST(extack_escaped)
+{
+	reset();
+	err_msg(-EINVAL, "bad name \"\x1b[2J\xff\"");
+	EXPECT_EQ(nl_process(&nl, buf, used, SEQ, NULL, NULL), -EINVAL);
+	EXPECT_STREQ(nl.extack, "bad name \"\\x1b[2J\\xff\"");
+}
+
 TEST(dump_error_at_the_end)
 {
 	reset();

@@ -459,4 +459,116 @@ TEST(event_formats)
 	free(text);
 }
 
+/*
+ * The kernel's strings are hostile: a comm is whatever the QP's owner set
+ * with prctl(PR_SET_NAME), here an invalid UTF-8 byte and a recolouring
+ * escape; device names are treated the same.
+ */
+#define HOSTILE_COMM	"\xff\x1b[31m"
+#define HOSTILE_DEV	"rxe\x1b]0;pwned\x07"
+#define ESCAPED_COMM	"\\xff\\x1b[31m"
+#define ESCAPED_DEV	"rxe\\x1b]0;pwned\\x07"
+/* what JSON carries: U+FFFD for the 0xff, the rest as it is (\u-escaped) */
+#define DECODED_COMM	"\xef\xbf\xbd\x1b[31m"
+
+/* A raw control byte (newlines aside), or with @high any byte >= 0x80. */
+static bool has_raw(const char *text, bool high)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)text; *p; p++)
+		if ((*p < 0x20 && *p != '\n') || *p == 0x7f || (high && *p >= 0x80))
+			return true;
+	return false;
+}
+
+TEST(qp_hostile_strings_escaped)
+{
+	struct nlb_qp q = qp17;
+	struct json_object *v, *e;
+	struct ft_qp_rec r;
+	char *text;
+	int what;
+
+	q.comm = HOSTILE_COMM;
+	q.dev = HOSTILE_DEV;
+	ASSERT_TRUE(ft_parse_qp(nlb_qp(buf, &q), &r) == 0);
+	for (what = 0; what < 2; what++) {
+		text = print_qp(&r, false, false, what);
+		EXPECT_FALSE(has_raw(text, true));
+		EXPECT_TRUE(strstr(text, " " ESCAPED_COMM " ") != NULL);
+		EXPECT_TRUE(strncmp(text, ESCAPED_DEV " ", strlen(ESCAPED_DEV) + 1) == 0);
+		free(text);
+	}
+	r.flags |= FABTRACE_QP_FLAGS_KERNEL;
+	text = print_qp(&r, false, false, 1);
+	EXPECT_TRUE(strstr(text, " [" ESCAPED_COMM "] ") != NULL);
+	free(text);
+
+	/* tap_json(): json-c and Python, both decoding UTF-8 strictly */
+	text = print_qp(&r, true, false, 0);
+	EXPECT_FALSE(has_raw(text, false));
+	v = tap_json(text);
+	ASSERT_TRUE(v);
+	e = json_object_array_get_idx(v, 0);
+	EXPECT_STREQ(json_object_get_string(JGET(e, "comm")), DECODED_COMM);
+	EXPECT_STREQ(json_object_get_string(JGET(e, "dev")), HOSTILE_DEV);
+	json_object_put(v);
+	free(text);
+}
+
+TEST(dev_hostile_strings_escaped)
+{
+	struct json_object *v, *d;
+	struct ft_dev_rec r;
+	char *text;
+	int stats;
+
+	ASSERT_TRUE(ft_parse_dev(dev_msg(), &r) == 0);
+	snprintf(r.name, sizeof(r.name), "%s", HOSTILE_DEV);
+	snprintf(r.driver, sizeof(r.driver), "%s", HOSTILE_COMM);
+	snprintf(r.ports[0].netdev, sizeof(r.ports[0].netdev), "%s", "eth\x9b" "0");
+	for (stats = 0; stats < 2; stats++) {
+		text = print_dev_as(&r, false, stats);
+		EXPECT_FALSE(has_raw(text, true));
+		EXPECT_TRUE(strstr(text, "0: " ESCAPED_DEV "  driver " ESCAPED_COMM "  ") != NULL);
+		EXPECT_TRUE(strstr(text, " netdev eth\\x9b0 ") != NULL);
+		free(text);
+	}
+	text = print_dev_as(&r, true, 0);
+	EXPECT_FALSE(has_raw(text, false));
+	v = tap_json(text);
+	ASSERT_TRUE(v);
+	d = json_object_array_get_idx(v, 0);
+	EXPECT_STREQ(json_object_get_string(JGET(d, "driver")), DECODED_COMM);
+	EXPECT_STREQ(json_object_get_string(JGET(json_object_array_get_idx(JGET(d, "ports"), 0),
+						"netdev")), "eth\xef\xbf\xbd" "0");
+	json_object_put(v);
+	free(text);
+}
+
+TEST(event_hostile_strings_escaped)
+{
+	struct ft_event_rec e;
+	struct json_object *v;
+	char *text;
+
+	ASSERT_TRUE(ft_parse_event(event_msg(FABTRACE_EVENT_KIND_QP_CREATE, 44), &e) == 0);
+	snprintf(e.dev, sizeof(e.dev), "%s", HOSTILE_DEV);
+	snprintf(e.comm, sizeof(e.comm), "%s", HOSTILE_COMM);
+	text = print_ev(&e, false);
+	EXPECT_FALSE(has_raw(text, true));
+	EXPECT_TRUE(strstr(text, " dev " ESCAPED_DEV " qpn 17 ") != NULL);
+	EXPECT_TRUE(strstr(text, " comm " ESCAPED_COMM " ") != NULL);
+	free(text);
+	text = print_ev(&e, true);
+	EXPECT_FALSE(has_raw(text, false));
+	v = tap_json(text);
+	ASSERT_TRUE(v);
+	EXPECT_STREQ(json_object_get_string(JGET(v, "comm")), DECODED_COMM);
+	EXPECT_STREQ(json_object_get_string(JGET(v, "dev")), HOSTILE_DEV);
+	json_object_put(v);
+	free(text);
+}
+
 TEST_HARNESS_MAIN
