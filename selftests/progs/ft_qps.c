@@ -49,7 +49,7 @@ static struct {
 	const char *dev, *peer, *bind, *comm;
 	int ib_port, gid_index, tcp_port;
 	enum role role;
-	long nqps, iters, size, depth, rx_depth;
+	long nqps, iters, size, depth, rx_depth, ack_timeout;
 	int op, type_idx, tclass, mtu, leave_reset;
 	long long psn;			/* -1 = random per QP */
 	bool hold, srq, summary, iters_given;
@@ -59,7 +59,7 @@ static struct {
 	.dev = "rxe0", .ib_port = 1, .gid_index = 1, .tcp_port = DEFAULT_PORT,
 	.role = R_CLIENT, .nqps = 1, .iters = 100, .size = 4096, .depth = 16,
 	.rx_depth = 512, .op = OP_WRITE, .tclass = 0, .mtu = 0, .psn = -1,
-	.destroy_after_ms = -1, .timeout_s = 60,
+	.destroy_after_ms = -1, .timeout_s = 60, .ack_timeout = 14,
 };
 
 struct cqinfo {
@@ -136,6 +136,9 @@ static void usage(void)
 "      --destroy-after MS  like --hold, ending MS milliseconds after the JSON\n"
 "      --summary           leave the per-QP list out of the JSON\n"
 "      --timeout-s S       overall deadline (default 60; 0 = none)\n"
+"      --ack-timeout N     RC local ACK timeout, 4.096 us x 2^N (default 14:\n"
+"                          67 ms; 20: 4.3 s, so a CPU-starved node does not\n"
+"                          retransmit and the bytes oracle stays exact)\n"
 "      --comm NAME         set this process's name (prctl PR_SET_NAME, at most\n"
 "                          15 bytes, any but NUL) before creating the QPs: the\n"
 "                          comm fabtrace reports for them\n"
@@ -148,7 +151,7 @@ static void parse(int argc, char **argv)
 {
 	enum { O_SERVER = 256, O_PEER, O_LOOPBACK, O_NOCONN, O_BIND, O_ITERS, O_SIZE,
 	       O_OP, O_TYPE, O_DEPTH, O_RXDEPTH, O_SRQ, O_TCLASS, O_MTU, O_PSN,
-	       O_STATE, O_HOLD, O_DESTROY, O_SUMMARY, O_TIMEOUT, O_COMM };
+	       O_STATE, O_HOLD, O_DESTROY, O_SUMMARY, O_TIMEOUT, O_COMM, O_ACKTO };
 	static const struct option opts[] = {
 		{ "server", no_argument, NULL, O_SERVER },
 		{ "peer", required_argument, NULL, O_PEER },
@@ -176,6 +179,7 @@ static void parse(int argc, char **argv)
 		{ "summary", no_argument, NULL, O_SUMMARY },
 		{ "timeout-s", required_argument, NULL, O_TIMEOUT },
 		{ "comm", required_argument, NULL, O_COMM },
+		{ "ack-timeout", required_argument, NULL, O_ACKTO },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -222,6 +226,7 @@ static void parse(int argc, char **argv)
 		case O_SUMMARY: c.summary = true; break;
 		case O_TIMEOUT: c.timeout_s = ft_parse_double("--timeout-s", optarg, 0, 1e6); break;
 		case O_COMM: c.comm = optarg; break;
+		case O_ACKTO: c.ack_timeout = ft_parse_int("--ack-timeout", optarg, 1, 31); break;
 		case 'h': usage(); exit(0);
 		default: fprintf(stderr, "Try '%s --help'.\n", ft_prog); exit(FT_EXIT_USAGE);
 		}
@@ -732,7 +737,7 @@ fail:
 static int connect_qps(void)
 {
 	struct ft_qp_opts o = {
-		.timeout = 14, .retry_cnt = 7, .rnr_retry = 7, .qkey = QKEY,
+		.timeout = c.ack_timeout, .retry_cnt = 7, .rnr_retry = 7, .qkey = QKEY,
 		.max_rd_atomic = c.depth < (long)s.dev.attr.max_qp_init_rd_atom ?
 				 c.depth : s.dev.attr.max_qp_init_rd_atom,
 		.max_dest_rd_atomic = s.dev.attr.max_qp_rd_atom,
