@@ -138,6 +138,12 @@ style: $(BUILD)/tools/.stamp
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG,LINUX_VERSION_CODE \
 		--codespell --codespellfile $(BUILD)/tools/codespell.txt \
 		-f $(wildcard $(TOP)/kmod/*.[ch]) $(TOP)/include/uapi/linux/fabtrace.h
+	@# user/: every cppcheck warning is a defect or explained in cppcheck.supp
+	cppcheck --enable=warning,portability --std=c11 --quiet --error-exitcode=1 \
+		--inline-suppr --suppress=missingIncludeSystem \
+		--suppressions-list=$(TOP)/user/cppcheck.supp \
+		-I $(TOP)/include/uapi -I $(TOP)/user \
+		$(wildcard $(TOP)/user/*.c $(TOP)/user/tests/*.c)
 
 sparse: $(BUILD)/tools/.stamp
 	$(need_kvers)
