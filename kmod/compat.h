@@ -9,7 +9,7 @@
 /*
  * Split ops (one entry per do and per dump) arrived in 6.2.  On 6.1 the
  * generated table becomes a table of genl_ops with a command listed twice;
- * ft_nl_init() merges each pair before registering.  The spec gives do and
+ * ft_compat_merge_ops() (compat.c) merges each pair before registering.  The spec gives do and
  * dump of a command the same request attributes, so merging loses nothing.
  */
 #if KERNEL_VERSION(6, 2, 0) > LINUX_VERSION_CODE
@@ -17,6 +17,15 @@
 #define genl_split_ops		genl_ops
 #define split_ops		ops
 #define n_split_ops		n_ops
+#endif
+
+#ifdef FT_GENL_MERGE_OPS
+int ft_compat_merge_ops(struct genl_family *family);
+#else
+static inline int ft_compat_merge_ops(struct genl_family *family)
+{
+	return 0;
+}
 #endif
 
 /* The request attributes of a dump; genl_info_dump() arrived in 6.6. */

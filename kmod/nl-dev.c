@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Netlink: RDMA devices (dev-get do and dump). */
+
+#include <net/genetlink.h>
+#include <rdma/ib_verbs.h>
+
+#include "compat.h"
+#include "dev.h"
+#include "fabtrace-nl-gen.h"
+#include "hook.h"
+#include "nl.h"
+
+/* --- devices ------------------------------------------------------------- */
+
+static int put_port(struct sk_buff *skb, struct ib_device *ibdev, u32 port)
+{
+	struct ib_port_attr attr = {};
+	struct net_device *ndev;
+	struct nlattr *nest;
+	int err;
+
+	nest = nla_nest_start(skb, FABTRACE_A_DEV_PORT);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, FABTRACE_A_PORT_INDEX, port) ||
+	    nla_put_u32(skb, FABTRACE_A_PORT_LINK_LAYER,
+			rdma_port_get_link_layer(ibdev, port)))
+		goto err_cancel;
+	if (!ib_query_port(ibdev, port, &attr) &&
+	    (nla_put_u32(skb, FABTRACE_A_PORT_STATE, attr.state) ||
+	     nla_put_u32(skb, FABTRACE_A_PORT_PHYS_STATE, attr.phys_state) ||
+	     nla_put_u32(skb, FABTRACE_A_PORT_ACTIVE_MTU,
+			 ib_mtu_enum_to_int(attr.active_mtu))))
+		goto err_cancel;
+
+	err = 0;
+	rcu_read_lock();
+	ndev = rcu_dereference(ibdev->port_data[port].netdev);
+	if (ndev)
+		err = nla_put_string(skb, FABTRACE_A_PORT_NETDEV_NAME, ndev->name) ||
+		      nla_put_u32(skb, FABTRACE_A_PORT_NETDEV_IFINDEX,
+				  ndev->ifindex);
+	rcu_read_unlock();
+	if (err)
+		goto err_cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+
+err_cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+static int dev_fill(struct sk_buff *skb, struct ft_dev *dev, u32 portid,
+		    u32 seq, int flags)
+{
+	struct ft_dev_pcpu tot_buf, *tot = &tot_buf;
+	char name[IB_DEVICE_NAME_MAX];
+	u32 port, nr_live, nr_retired;
+	void *hdr;
+
+	ft_dev_totals(dev, tot);
+	spin_lock(&dev->lock);
+	memcpy(name, dev->name, sizeof(name));
+	nr_live = dev->nr_live;
+	nr_retired = dev->nr_retired;
+	spin_unlock(&dev->lock);
+
+	hdr = genlmsg_put(skb, portid, seq, &fabtrace_nl_family, flags,
+			  FABTRACE_CMD_DEV_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, FABTRACE_A_DEV_INDEX, dev->index) ||
+	    nla_put_string(skb, FABTRACE_A_DEV_NAME, name) ||
+	    nla_put_string(skb, FABTRACE_A_DEV_DRIVER, dev->driver) ||
+	    nla_put_be64(skb, FABTRACE_A_DEV_NODE_GUID, dev->ibdev->node_guid,
+			 FABTRACE_A_DEV_PAD) ||
+	    nla_put_u32(skb, FABTRACE_A_DEV_QPS, nr_live) ||
+	    nla_put_u32(skb, FABTRACE_A_DEV_RETAINED, nr_retired) ||
+	    ft_nl_put_traffic(skb, FABTRACE_A_DEV_TX, tot->bytes[FT_TX], tot->pkts[FT_TX]) ||
+	    ft_nl_put_traffic(skb, FABTRACE_A_DEV_RX, tot->bytes[FT_RX], tot->pkts[FT_RX]) ||
+	    ft_nl_put_u64(skb, FABTRACE_A_DEV_UNKNOWN_TX, tot->unknown[FT_TX],
+			  FABTRACE_A_DEV_PAD) ||
+	    ft_nl_put_u64(skb, FABTRACE_A_DEV_UNKNOWN_RX, tot->unknown[FT_RX],
+			  FABTRACE_A_DEV_PAD) ||
+	    ft_nl_put_u64(skb, FABTRACE_A_DEV_MALFORMED, tot->malformed,
+			  FABTRACE_A_DEV_PAD) ||
+	    nla_put_u8(skb, FABTRACE_A_DEV_HOOKED,
+		       dev->hooked && ft_hook_rxe_attached()))
+		goto err_cancel;
+	rdma_for_each_port(dev->ibdev, port)
+		if (put_port(skb, dev->ibdev, port))
+			goto err_cancel;
+	genlmsg_end(skb, hdr);
+	return 0;
+
+err_cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+int fabtrace_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ft_dev *dev;
+	struct sk_buff *msg;
+	int err;
+
+	if (!info->attrs[FABTRACE_A_DEV_INDEX] && !info->attrs[FABTRACE_A_DEV_NAME]) {
+		NL_SET_ERR_MSG(info->extack, "missing device index or name");
+		return -EINVAL;
+	}
+	dev = ft_nl_req_dev(info->attrs, FABTRACE_A_DEV_INDEX, FABTRACE_A_DEV_NAME,
+			    info->extack);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		err = -ENOMEM;
+		goto err_put_dev;
+	}
+	err = dev_fill(msg, dev, info->snd_portid, info->snd_seq, 0);
+	if (err)
+		goto err_free_msg;
+	ft_dev_put(dev);
+	return genlmsg_reply(msg, info);
+
+err_free_msg:
+	nlmsg_free(msg);
+err_put_dev:
+	ft_dev_put(dev);
+	return err;
+}
+
+struct ft_dev_dump_ctx {
+	u32 next_index;
+};
+
+int fabtrace_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct ft_dev_dump_ctx *ctx = (void *)cb->ctx;
+	struct nlattr **tb = ft_dump_attrs(cb);
+	struct ft_dev *dev;
+	int err = 0;
+
+	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+	while ((dev = ft_dev_get(ctx->next_index, NULL, true))) {
+		bool match = (!tb[FABTRACE_A_DEV_INDEX] ||
+			      nla_get_u32(tb[FABTRACE_A_DEV_INDEX]) == dev->index) &&
+			     (!tb[FABTRACE_A_DEV_NAME] ||
+			      !nla_strcmp(tb[FABTRACE_A_DEV_NAME], dev->name));
+
+		if (match)
+			err = dev_fill(skb, dev, NETLINK_CB(cb->skb).portid,
+				       cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		if (!err)
+			ctx->next_index = dev->index + 1;
+		ft_dev_put(dev);
+		if (err)
+			break;
+	}
+	/* A device that did not fit resumes the next dump; others ended it. */
+	return err == -EMSGSIZE && skb->len ? skb->len : err;
+}

@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Netlink: QP entries (qp-get do and dump, qp-reset). */
+
+#include <linux/pid_namespace.h>
+#include <linux/sched.h>
+#include <net/genetlink.h>
+
+#include "compat.h"
+#include "dev.h"
+#include "fabtrace-nl-gen.h"
+#include "nl.h"
+#include "qp.h"
+
+/* --- QPs ----------------------------------------------------------------- */
+
+/* What a reader may see: rdma's own rule for restrack resources. */
+static bool qp_visible(const struct ft_qp *qp, struct pid_namespace *ns)
+{
+	if (ns == &init_pid_ns)
+		return true;
+	return qp->owner && pid_nr_ns(qp->owner, ns);
+}
+
+struct qp_filter {
+	struct pid_namespace *ns;
+	u32 qpn_min, qpn_max;
+	u32 pid;
+	u32 type;
+	u32 state;
+	u32 flags;
+	bool has_pid, has_type, has_state;
+};
+
+static u32 qp_flags(const struct ft_qp *qp)
+{
+	u32 flags = READ_ONCE(qp->flags) & FT_QP_UAPI_FLAGS;
+
+	if (ft_qp_congested(qp))
+		flags |= FT_QP_CONGESTED;
+	return flags;
+}
+
+static bool qp_match(const struct ft_qp *qp, const struct qp_filter *f)
+{
+	/* given up for a live QP: no longer counted, so no longer shown */
+	if (READ_ONCE(qp->flags) & FT_QP_EVICTED)
+		return false;
+	if (!qp_visible(qp, f->ns))
+		return false;
+	if (qp->qpn < f->qpn_min || qp->qpn > f->qpn_max)
+		return false;
+	if (f->has_type && qp->type != f->type)
+		return false;
+	if (f->has_state && READ_ONCE(qp->state) != f->state)
+		return false;
+	if (f->has_pid && (!qp->owner || pid_nr_ns(qp->owner, f->ns) != f->pid))
+		return false;
+	if (f->flags && (qp_flags(qp) & f->flags) != f->flags)
+		return false;
+	return true;
+}
+
+/* Fill one QP; @cb is the dump's, to flag it interrupted, or NULL. */
+static int qp_fill(struct sk_buff *skb, const struct ft_dev *dev,
+		   const struct ft_qp *qp, const char *dev_name,
+		   struct pid_namespace *ns, u32 portid, u32 seq,
+		   struct netlink_callback *cb)
+{
+	static const u8 zero[16];
+	struct ft_snap snap, *s = &snap;
+	u32 qflags = qp_flags(qp);
+	void *hdr;
+
+	ft_snap_take(qp, s);
+	hdr = genlmsg_put(skb, portid, seq, &fabtrace_nl_family,
+			  cb ? NLM_F_MULTI : 0, FABTRACE_CMD_QP_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (cb)
+		genl_dump_check_consistent(cb, hdr);
+	if (nla_put_u32(skb, FABTRACE_A_QP_DEV_INDEX, dev->index) ||
+	    nla_put_string(skb, FABTRACE_A_QP_DEV_NAME, dev_name) ||
+	    nla_put_u32(skb, FABTRACE_A_QP_QPN, qp->qpn) ||
+	    nla_put_u32(skb, FABTRACE_A_QP_TYPE, qp->type) ||
+	    nla_put_u32(skb, FABTRACE_A_QP_STATE, READ_ONCE(qp->state)) ||
+	    nla_put_u32(skb, FABTRACE_A_QP_PORT, qp->port) ||
+	    nla_put_u32(skb, FABTRACE_A_QP_TCLASS, READ_ONCE(qp->tclass)) ||
+	    nla_put_u32(skb, FABTRACE_A_QP_SL, READ_ONCE(qp->sl)) ||
+	    nla_put_u32(skb, FABTRACE_A_QP_PID,
+			qp->owner ? pid_nr_ns(qp->owner, ns) : 0) ||
+	    nla_put_string(skb, FABTRACE_A_QP_COMM, qp->comm) ||
+	    ft_nl_put_u64(skb, FABTRACE_A_QP_CREATE_TIME, ft_nl_realtime(qp->ctime),
+			  FABTRACE_A_QP_PAD) ||
+	    nla_put_u32(skb, FABTRACE_A_QP_FLAGS, qflags))
+		goto err_cancel;
+	if (READ_ONCE(qp->rqpn) &&
+	    nla_put_u32(skb, FABTRACE_A_QP_REMOTE_QPN, READ_ONCE(qp->rqpn)))
+		goto err_cancel;
+	if (memcmp(qp->peer, zero, sizeof(zero)) &&
+	    nla_put(skb, FABTRACE_A_QP_PEER_ADDR, sizeof(qp->peer), qp->peer))
+		goto err_cancel;
+	if ((qflags & FT_QP_DESTROYED) &&
+	    ft_nl_put_u64(skb, FABTRACE_A_QP_DESTROY_TIME, ft_nl_realtime(qp->dtime),
+			  FABTRACE_A_QP_PAD))
+		goto err_cancel;
+	if (ft_nl_put_counters(skb, s, FABTRACE_A_QP_TX, FABTRACE_A_QP_RX,
+			       FABTRACE_A_QP_CONG))
+		goto err_cancel;
+	genlmsg_end(skb, hdr);
+	return 0;
+
+err_cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/*
+ * QP numbers are 24 bits.  The policy cannot say so on 6.1 without a
+ * range table, so the handlers do.  @tb holds @maxattr + 1 entries: the
+ * operation's policy decides how many.
+ */
+static int check_qpns(struct nlattr **tb, int maxattr,
+		      struct netlink_ext_ack *extack)
+{
+	static const int attrs[] = {
+		FABTRACE_A_QP_QPN, FABTRACE_A_QP_QPN_MIN, FABTRACE_A_QP_QPN_MAX,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(attrs) && attrs[i] <= maxattr; i++) {
+		if (tb[attrs[i]] && nla_get_u32(tb[attrs[i]]) > 0xffffff) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[attrs[i]],
+					    "QP numbers are 24 bits");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static const int qp_dump_only[] = {
+	FABTRACE_A_QP_QPN_MIN, FABTRACE_A_QP_QPN_MAX, FABTRACE_A_QP_PID,
+	FABTRACE_A_QP_TYPE, FABTRACE_A_QP_STATE, FABTRACE_A_QP_MATCH_FLAGS,
+};
+
+/* The newest entry for @qpn: the live one, else the last destroyed one. */
+static struct ft_qp *qp_lookup(struct ft_dev *dev, u32 qpn)
+{
+	struct ft_qp *qp, *found;
+
+	found = ft_qpidx_find(dev->idx, qpn);
+	if (found)
+		return found;
+	for (qp = ft_retired_first(dev); qp; qp = ft_retired_next(qp))
+		if (qp->qpn == qpn && !(READ_ONCE(qp->flags) & FT_QP_EVICTED))
+			found = qp;
+	return found;
+}
+
+int fabtrace_nl_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	struct pid_namespace *ns = task_active_pid_ns(current);
+	char name[IB_DEVICE_NAME_MAX];
+	struct sk_buff *msg;
+	struct ft_dev *dev;
+	struct ft_qp *qp;
+	unsigned int i;
+	int err;
+
+	if (check_qpns(tb, FABTRACE_A_QP_MATCH_FLAGS, info->extack))
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(qp_dump_only); i++) {
+		if (tb[qp_dump_only[i]]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[qp_dump_only[i]],
+					    "filter valid only in a dump");
+			return -EINVAL;
+		}
+	}
+	if (!tb[FABTRACE_A_QP_DEV_INDEX] && !tb[FABTRACE_A_QP_DEV_NAME]) {
+		NL_SET_ERR_MSG(info->extack, "missing device index or name");
+		return -EINVAL;
+	}
+	if (GENL_REQ_ATTR_CHECK(info, FABTRACE_A_QP_QPN)) {
+		NL_SET_ERR_MSG(info->extack, "missing QP number");
+		return -EINVAL;
+	}
+
+	dev = ft_nl_req_dev(tb, FABTRACE_A_QP_DEV_INDEX, FABTRACE_A_QP_DEV_NAME,
+			    info->extack);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		err = -ENOMEM;
+		goto err_put_dev;
+	}
+	ft_nl_dev_name(dev, name);
+	rcu_read_lock();
+	qp = qp_lookup(dev, nla_get_u32(tb[FABTRACE_A_QP_QPN]));
+	if (qp && qp_visible(qp, ns))
+		err = qp_fill(msg, dev, qp, name, ns, info->snd_portid,
+			      info->snd_seq, NULL);
+	else
+		err = -ENOENT;
+	rcu_read_unlock();
+	if (err == -ENOENT)
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[FABTRACE_A_QP_QPN],
+				    "no such QP");
+	if (err)
+		goto err_free_msg;
+	ft_dev_put(dev);
+	return genlmsg_reply(msg, info);
+
+err_free_msg:
+	nlmsg_free(msg);
+err_put_dev:
+	ft_dev_put(dev);
+	return err;
+}
+
+/*
+ * A QP dump walks devices by index, then each device's live QPs by number,
+ * then its destroyed QPs oldest first; it resumes from where the previous
+ * message filled up.  Entries come and go meanwhile: the generation
+ * counter in cb->seq flags such dumps NLM_F_DUMP_INTR.
+ */
+/* cb->seq of a dump; netlink ignores a 0, so the generation never gives one */
+static u32 dump_generation(void)
+{
+	return atomic_read(&ft_qp_stats.generation) ?: 1;
+}
+
+struct ft_qp_dump_ctx {
+	u32 dev_index;
+	u32 qpn;		/* next live QP number to look at */
+	u32 retired;		/* destroyed entries already dumped */
+	u8 phase;		/* 0: live, 1: destroyed */
+};
+
+static int qp_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
+		       struct ft_dev *dev, const struct qp_filter *f,
+		       struct ft_qp_dump_ctx *ctx)
+{
+	u32 portid = NETLINK_CB(cb->skb).portid, seq = cb->nlh->nlmsg_seq;
+	char name[IB_DEVICE_NAME_MAX];
+	struct ft_qp *qp;
+	u32 n = 0, qpn;
+	int err = 0;
+
+	ft_nl_dev_name(dev, name);
+	rcu_read_lock();
+	if (ctx->phase == 0) {
+		if (ctx->qpn < f->qpn_min)
+			ctx->qpn = f->qpn_min;
+		for (qpn = ctx->qpn; qpn <= f->qpn_max; qpn++) {
+			const struct ft_leaf *leaf;
+
+			leaf = rcu_dereference(dev->idx->root[qpn >> FT_LEAF_BITS]);
+			if (leaf == &ft_leaf_none) {
+				qpn |= FT_LEAF_SIZE - 1;	/* skip the range */
+				continue;
+			}
+			qp = rcu_dereference(leaf->slot[qpn & (FT_LEAF_SIZE - 1)]);
+			if (!qp || !qp_match(qp, f))
+				continue;
+			err = qp_fill(skb, dev, qp, name, f->ns, portid, seq, cb);
+			if (err)
+				break;
+		}
+		ctx->qpn = qpn;
+		if (err)
+			goto out;
+		ctx->phase = 1;
+		ctx->retired = 0;
+	}
+	for (qp = ft_retired_first(dev); qp; qp = ft_retired_next(qp)) {
+		if (n++ < ctx->retired || !qp_match(qp, f))
+			continue;
+		err = qp_fill(skb, dev, qp, name, f->ns, portid, seq, cb);
+		if (err) {
+			n--;
+			break;
+		}
+	}
+	ctx->retired = n;
+out:
+	rcu_read_unlock();
+	return err;
+}
+
+int fabtrace_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct ft_qp_dump_ctx *ctx = (void *)cb->ctx;
+	struct nlattr **tb = ft_dump_attrs(cb);
+	struct qp_filter f = {
+		.ns = task_active_pid_ns(current),
+		.qpn_max = 0xffffff,
+	};
+	const char *name = NULL;
+	struct ft_dev *dev;
+	u32 index;
+	int err = 0;
+
+	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+	err = check_qpns(tb, FABTRACE_A_QP_MATCH_FLAGS, cb->extack);
+	if (err)
+		return err;
+	if (tb[FABTRACE_A_QP_QPN]) {
+		f.qpn_min = nla_get_u32(tb[FABTRACE_A_QP_QPN]);
+		f.qpn_max = f.qpn_min;
+	}
+	if (tb[FABTRACE_A_QP_QPN_MIN])
+		f.qpn_min = max(f.qpn_min, nla_get_u32(tb[FABTRACE_A_QP_QPN_MIN]));
+	if (tb[FABTRACE_A_QP_QPN_MAX])
+		f.qpn_max = min(f.qpn_max, nla_get_u32(tb[FABTRACE_A_QP_QPN_MAX]));
+	if (tb[FABTRACE_A_QP_PID]) {
+		f.has_pid = true;
+		f.pid = nla_get_u32(tb[FABTRACE_A_QP_PID]);
+	}
+	if (tb[FABTRACE_A_QP_TYPE]) {
+		f.has_type = true;
+		f.type = nla_get_u32(tb[FABTRACE_A_QP_TYPE]);
+	}
+	if (tb[FABTRACE_A_QP_STATE]) {
+		f.has_state = true;
+		f.state = nla_get_u32(tb[FABTRACE_A_QP_STATE]);
+	}
+	if (tb[FABTRACE_A_QP_MATCH_FLAGS])
+		f.flags = nla_get_u32(tb[FABTRACE_A_QP_MATCH_FLAGS]);
+	if (tb[FABTRACE_A_QP_DEV_NAME])
+		name = nla_data(tb[FABTRACE_A_QP_DEV_NAME]);
+
+	cb->seq = dump_generation();
+	while ((dev = ft_dev_get(ctx->dev_index, NULL, true))) {
+		bool match = (!tb[FABTRACE_A_QP_DEV_INDEX] ||
+			      nla_get_u32(tb[FABTRACE_A_QP_DEV_INDEX]) == dev->index) &&
+			     (!name || !strcmp(name, dev->name));
+
+		if (dev->index != ctx->dev_index) {
+			/* the device we stopped in is gone: start this one */
+			memset(ctx, 0, sizeof(*ctx));
+			ctx->dev_index = dev->index;
+		}
+		if (match)
+			err = qp_dump_dev(skb, cb, dev, &f, ctx);
+		index = dev->index;
+		ft_dev_put(dev);
+		if (err)
+			break;
+		memset(ctx, 0, sizeof(*ctx));
+		ctx->dev_index = index + 1;
+	}
+	/*
+	 * Sampled again at the end, so that a change during the last part
+	 * (a QP destroyed after its live entry was sent, and sent again as
+	 * retired) flags the NLMSG_DONE that follows, even in a one-part dump.
+	 */
+	cb->seq = dump_generation();
+	return err == -EMSGSIZE && skb->len ? skb->len : err;
+}
+
+static void reset_dev(struct ft_dev *dev, const u32 *qpn)
+{
+	struct ft_qp *qp;
+	u32 i;
+
+	rcu_read_lock();
+	for (i = qpn ? *qpn : 0; i <= (qpn ? *qpn : 0xffffff); i++) {
+		const struct ft_leaf *leaf;
+
+		leaf = rcu_dereference(dev->idx->root[i >> FT_LEAF_BITS]);
+		if (leaf == &ft_leaf_none) {
+			i |= FT_LEAF_SIZE - 1;
+			continue;
+		}
+		qp = rcu_dereference(leaf->slot[i & (FT_LEAF_SIZE - 1)]);
+		if (qp)
+			ft_qp_reset(qp);
+	}
+	for (qp = ft_retired_first(dev); qp; qp = ft_retired_next(qp))
+		if (!qpn || qp->qpn == *qpn)
+			ft_qp_reset(qp);
+	rcu_read_unlock();
+}
+
+int fabtrace_nl_qp_reset_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	struct ft_dev *dev;
+	u32 qpn, index = 0;
+
+	if (check_qpns(tb, FABTRACE_A_QP_QPN, info->extack))
+		return -EINVAL;
+	if (tb[FABTRACE_A_QP_QPN] && !tb[FABTRACE_A_QP_DEV_INDEX] &&
+	    !tb[FABTRACE_A_QP_DEV_NAME]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[FABTRACE_A_QP_QPN],
+				    "a QP number needs a device");
+		return -EINVAL;
+	}
+	if (tb[FABTRACE_A_QP_DEV_INDEX] || tb[FABTRACE_A_QP_DEV_NAME]) {
+		dev = ft_nl_req_dev(tb, FABTRACE_A_QP_DEV_INDEX,
+				    FABTRACE_A_QP_DEV_NAME, info->extack);
+		if (IS_ERR(dev))
+			return PTR_ERR(dev);
+		if (tb[FABTRACE_A_QP_QPN]) {
+			qpn = nla_get_u32(tb[FABTRACE_A_QP_QPN]);
+			rcu_read_lock();
+			if (!qp_lookup(dev, qpn)) {
+				rcu_read_unlock();
+				ft_dev_put(dev);
+				NL_SET_ERR_MSG_ATTR(info->extack,
+						    tb[FABTRACE_A_QP_QPN],
+						    "no such QP");
+				return -ENOENT;
+			}
+			rcu_read_unlock();
+			reset_dev(dev, &qpn);
+		} else {
+			reset_dev(dev, NULL);
+		}
+		ft_dev_put(dev);
+		return 0;
+	}
+	while ((dev = ft_dev_get(index, NULL, true))) {
+		reset_dev(dev, NULL);
+		index = dev->index + 1;
+		ft_dev_put(dev);
+	}
+	return 0;
+}
