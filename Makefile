@@ -12,6 +12,7 @@
 #   make bench           benchmarks (print numbers, never fail on timing)
 #   make fresh-check     make demo + make check on a bare Debian 12 root
 #   make fuzz            the parser fuzzer for FUZZ_TIME s (default 600)
+#   make test-debug      the VM suite on a KASAN/lockdep/kmemleak 6.12 kernel
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -25,8 +26,9 @@ DESTDIR ?=
 # Every Debian kernel whose headers are installed, unless KVER names one.
 # Read when make starts: a target that installs the headers first (demo,
 # test) runs the rest in a sub-make, which reads it again.
-KVERS := $(if $(KVER),$(KVER),$(sort $(patsubst /lib/modules/%/build,%,\
-	$(wildcard /lib/modules/*/build))))
+# The debug kernel (make test-debug) is never among them.
+KVERS := $(if $(KVER),$(KVER),$(sort $(filter-out %-ftdebug,\
+	$(patsubst /lib/modules/%/build,%,$(wildcard /lib/modules/*/build)))))
 # First line of a recipe that needs kernel headers.
 need_kvers = @test -n "$(strip $(KVERS))" || { echo "no kernel headers in \
 	/lib/modules/*/build: run 'make deps'" >&2; exit 1; }
@@ -41,12 +43,12 @@ export TOP BUILD KVERS
 
 .PHONY: all modules bench-modules user check vm-test test demo demo-run bench deps install \
 	uninstall clean style sparse spec-check help fresh-check \
-	fuzz
+	fuzz test-debug
 
 all: modules user
 
 help:
-	@sed -n '3,15s/^# \{0,1\}//p' $(TOP)/Makefile
+	@sed -n '3,16s/^# \{0,1\}//p' $(TOP)/Makefile
 
 # --- kernel module --------------------------------------------------------
 # Each kernel gets its own tree of symlinks under build/, so objects built
@@ -121,6 +123,12 @@ demo-run: all $(BUILD)/tools/.stamp
 
 fresh-check:
 	$(TOP)/selftests/scripts/fresh-check.sh
+
+# Debian's kernels have no KASAN, lockdep or kmemleak: Debian's 6.12 source
+# with them, built once and cached by config (selftests/qemu/debug-kernel.sh),
+# then the VM suite on it (T= picks tests; every test limit scaled by 4).
+test-debug: deps user
+	$(TOP)/selftests/qemu/debug-kernel.sh test
 
 # make check fuzzes for 60 s; this is the longer run.
 FUZZ_TIME ?= 600

@@ -110,6 +110,8 @@ for path in "${tests[@]}"; do
 	desc="selftests: fabtrace: $name"
 	to=$(test_timeout "$path")
 	to=${to:-$default_timeout}
+	# a slower kernel (the debug one: KASAN, lockdep) scales every limit
+	to=$((to * ${FT_TIMEOUT_SCALE:-1}))
 	log=$logdir/$name.log
 	emit "# $desc (timeout ${to}s)"
 	start=$SECONDS

@@ -22,11 +22,17 @@ PATTERN+='|soft lockup|hard LOCKUP|blocked for more than|hung_task'
 PATTERN+='|KASAN|UBSAN|KFENCE|kmemleak|Call Trace|list_add corruption|list_del corruption'
 PATTERN+='|refcount_t:|double fault|stack-protector|stack guard page'
 
+# Informational lines of the debug kernel (debug-kernel.sh) that match the
+# pattern but report nothing: each is a fixed boot-time banner, never part
+# of a splat.  Anything else stays a failure.
+BENIGN='kmemleak: Kernel memory leak detector initialized \(mem pool available: [0-9]+\)$'
+BENIGN+='|\] rcu:[[:space:]]+RCU lockdep checking is enabled\.$'
+
 found=0
 for f in "$@"; do
 	[ -f "$f" ] || continue
 	hits=$(tr -d '\r' <"$f" | grep -E '^\[ *[0-9]+\.[0-9]+\] ' |
-		grep -E -- "$PATTERN" |
+		grep -E -- "$PATTERN" | grep -Ev -- "$BENIGN" |
 		{ if [ -n "${FT_LOG_ALLOW:-}" ]; then grep -Ev -- "$FT_LOG_ALLOW"; else cat; fi; } |
 		head -n 100 || true)
 	if [ -n "$hits" ]; then
