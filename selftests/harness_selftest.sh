@@ -19,7 +19,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ktap_plan 41
+ktap_plan 43
 
 # ---- scan-logs.sh ---------------------------------------------------------
 scan() { "$HERE/qemu/scan-logs.sh" "$@" >"$work/scan.out"; }
@@ -48,6 +48,9 @@ printf '[    3.0] WARNING: CPU: 0 PID: 1 at known-benign\n' >"$work/allow.log"
 ktap_result "scan: FT_LOG_ALLOW exempts an understood line" \
 	env FT_LOG_ALLOW='known-benign' "$HERE/qemu/scan-logs.sh" "$work/allow.log"
 ktap_result "scan: missing files are skipped" scan "$work/clean.log" "$work/absent.dmesg"
+printf '[    0.5] kmemleak: Kernel memory leak detector initialized (mem pool available: 15806)\n[    0.6] rcu: \tRCU lockdep checking is enabled.\n' >"$work/debug.log"
+ktap_result "scan: the debug kernel's boot banners pass" scan "$work/debug.log"
+ktap_result "scan: catches a kmemleak report" caught "kmemleak: 3 new suspected memory leaks (see /sys/kernel/debug/kmemleak)"
 
 # ---- run_tests.sh -----------------------------------------------------------
 mk() {
