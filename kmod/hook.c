@@ -122,7 +122,6 @@ static inline int ft_direct_off(struct ftrace_ops *ops, unsigned long addr)
 #endif /* FT_HOOK_DIRECT */
 
 static struct ft_fhook fhooks[] = {
-	{ .sym = "rdma_restrack_add", .fn = ft_life_add },
 	{ .sym = "rdma_restrack_commit_del", .fn = ft_life_del },
 	{ .sym = "rdma_restrack_del", .fn = ft_life_del },
 	{ .sym = "rxe_xmit_packet", .fn = ft_tap_tx,
@@ -138,13 +137,10 @@ static struct ft_fhook fhooks[] = {
 
 /*
  * A modify's outcome is only known when it returns, so these are
- * kretprobes, and so is a second look at rdma_restrack_add() for the QPs
- * whose device was not yet known at its entry (life.c).  ft_hook_init()
- * registers them before the ftrace hooks, whose ftrace_ops then comes
- * first on the functions both hook: the entry hook runs before the
- * kretprobe's entry handler.  They run in process context, where nothing
- * nests; a call finding all instances in use is missed, and counted in
- * nmissed, which is reported as hook-missed.
+ * kretprobes; so is rdma_restrack_add(), which needs its return only for
+ * the QPs of a device being discovered (life.c).  They run in process
+ * context, where nothing nests; a call finding all instances in use is
+ * missed, and counted in nmissed, which is reported as hook-missed.
  */
 static struct kretprobe probes[] = {
 	{ .kp.symbol_name = "ib_modify_qp_with_udata",

@@ -106,7 +106,8 @@ void notrace ft_life_rnr_timer(unsigned long ip, unsigned long parent_ip,
 
 /* --- create and destroy -------------------------------------------------- */
 
-static void qp_added(struct ib_qp *ibqp)
+/* Start the entry of a new QP.  Return whether its device is known. */
+static bool qp_added(struct ib_qp *ibqp)
 {
 	struct ft_dev *dev;
 
@@ -118,41 +119,27 @@ static void qp_added(struct ib_qp *ibqp)
 			learn_timer_offsets(ibqp);
 	}
 	rcu_read_unlock();
-}
-
-/* rdma_restrack_add(res): the QP is complete, its creator not yet told. */
-void notrace ft_life_add(unsigned long ip, unsigned long parent_ip,
-			 struct ftrace_ops *op, struct ftrace_regs *fregs)
-{
-	struct rdma_restrack_entry *res = (void *)ft_arg(fregs, 0);
-
-	if (res->type == RDMA_RESTRACK_QP)
-		qp_added(container_of(res, struct ib_qp, res));
+	return dev;
 }
 
 /*
- * The same call, seen again by a kretprobe, for the QPs the entry hook
- * (which runs first: hook.c) did not add because their device was not yet
- * known.  At the return they are in the device's restrack, which the
- * device's discovery walks after it is published (dev.c): one or the other
- * adds them.  Everything else gives its instance back at once.
+ * rdma_restrack_add(res), by a kretprobe: the QP is complete, its creator
+ * not yet told.  A QP whose device is known is added at the entry, and the
+ * instance given back at once.  One whose device is not yet known (it is
+ * being discovered) is looked at again at the return, when the QP is in
+ * the device's restrack, which the discovery walks after publishing the
+ * device (dev.c): one or the other adds it, never neither.
  */
 int ft_life_add_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct rdma_restrack_entry *res = (void *)regs_get_kernel_argument(regs, 0);
 	struct ib_qp *ibqp = container_of(res, struct ib_qp, res);
-	struct ft_dev *dev;
-	bool added;
 
 	if (res->type != RDMA_RESTRACK_QP)
 		return 1;
-	rcu_read_lock();
-	dev = ft_dev_of(ibqp->device);
-	added = dev && ft_qp_of(dev, ibqp);
-	rcu_read_unlock();
 	*(struct ib_qp **)ri->data = ibqp;
 	/* non-zero: no return handler for this call */
-	return added;
+	return qp_added(ibqp);
 }
 
 int ft_life_add_return(struct kretprobe_instance *ri, struct pt_regs *regs)

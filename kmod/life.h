@@ -8,8 +8,6 @@
 
 struct ib_cq;
 
-void ft_life_add(unsigned long ip, unsigned long parent_ip,
-		 struct ftrace_ops *op, struct ftrace_regs *fregs);
 void ft_life_del(unsigned long ip, unsigned long parent_ip,
 		 struct ftrace_ops *op, struct ftrace_regs *fregs);
 void ft_life_qp_error(unsigned long ip, unsigned long parent_ip,

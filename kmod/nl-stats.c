@@ -22,6 +22,14 @@ int fabtrace_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 index = 0;
 	void *hdr;
 
+	/*
+	 * No request attributes, so no policy: 6.12's split ops then leave
+	 * the attributes unparsed, where 6.1's merged ops reject them.
+	 */
+	if (nlmsg_attrlen(info->nlhdr, GENL_HDRLEN)) {
+		NL_SET_ERR_MSG(info->extack, "stats-get takes no attributes");
+		return -EINVAL;
+	}
 	while ((dev = ft_dev_get(index, NULL, true))) {
 		ft_dev_totals(dev, &tot);
 		malformed += tot.malformed;

@@ -318,6 +318,20 @@ TEST_F(nl, unknown_attribute_is_rejected_with_extack)
 	EXPECT_NE(0, self->nl.bad_attr_off);
 }
 
+/* No request attributes: 6.12's split ops parse none, so the doit checks. */
+TEST_F(nl, stats_get_rejects_any_attribute_with_extack)
+{
+	struct nlmsghdr *nlh = msg(&self->nl, self->nl.family,
+				   FABTRACE_CMD_STATS_GET, 0);
+
+	mnl_attr_put_u32(nlh, 1, 0);
+	EXPECT_EQ(EINVAL, xfer(&self->nl, nlh, NULL, NULL, NULL, NULL, NULL));
+	EXPECT_NE(0, self->nl.extack[0]);
+	TH_LOG("extack: %s", self->nl.extack);
+	nlh = msg(&self->nl, self->nl.family, FABTRACE_CMD_STATS_GET, 0);
+	EXPECT_EQ(0, xfer(&self->nl, nlh, NULL, NULL, NULL, NULL, NULL));
+}
+
 TEST_F(nl, attribute_of_the_wrong_type_is_rejected)
 {
 	struct nlmsghdr *nlh = msg(&self->nl, self->nl.family,
