@@ -1,0 +1,1539 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ft_wirefuzz: malformed RoCEv2 frames at a node's rxe, from an AF_PACKET socket. */
+
+/*
+ * Every frame goes to --dst-mac / --dst-ip (IPv6: --dst-ip6), UDP 4791 unless
+ * the category says otherwise.  Each category knows what the receiving
+ * kernel does with its frames, and so what fabtrace must count there:
+ *
+ *   stack      dropped by the Ethernet/IP/UDP stack before rxe_rcv():
+ *              fabtrace sees nothing
+ *   malformed  reaches rxe_rcv() (fabtrace's rx tap) and fabtrace's parser
+ *              must reject it
+ *   unknown    reaches rxe_rcv(), parses, QPN is not a live QP (--live-qpn
+ *              lists every QP the receiver has): fabtrace's unknown-rx
+ *   live       reaches rxe_rcv(), parses, QPN of a live QP, and rxe drops it
+ *              (bad ICRC, reserved opcode, CNP, UD opcode on an RC QP, IPv6
+ *              from an IPv4 peer): counted in that QP's rx counters, by class
+ *
+ * and rxe_accept: frames rxe itself counts in rcvd_pkts (QPN 0xffffff with a
+ * good ICRC: rxe counts it, then finds no multicast group and drops it).
+ * Frame i is a pure function of --seed and i.  --check (host, with --pcap
+ * or without sending) runs fabtrace's own parser (kmod/roce.c) on every
+ * frame predicted to reach rxe and fails on any disagreement.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "icrc.h"
+#include "pcap.h"
+#include "../../kmod/roce.h"
+
+#define PORT		4791
+#define MAX_LIVE	64
+#define FMAX		512
+
+static const char *prog = "ft_wirefuzz";
+static volatile sig_atomic_t stop_sig;
+
+enum fate { F_STACK, F_MAL, F_UNK, F_LIVE, F_MAX };
+static const char *const fate_names[F_MAX] = { "stack", "malformed", "unknown", "live" };
+
+/* fabtrace's rx classes, as fabtrace -j qp show names them */
+static const char *const cls_names[FT_CLS_MAX] = {
+	"send", "write", "read_req", "read_resp", "atomic", "cnp", "other", "ack", "nak"
+};
+static const char *const nak_names[FT_NAK_MAX] = {
+	"psn_seq", "rnr", "rem_access", "inv_req", "rem_op", "other"
+};
+
+static struct {
+	const char *ifname, *pcap, *only;
+	struct in_addr src_ip, dst_ip;
+	uint8_t src_ip6[16], dst_ip6[16];
+	uint8_t src_mac[6], dst_mac[6];
+	bool have_src_ip, have_dst_ip, have_src_mac, have_dst_mac, have_dst_ip6;
+	bool check, no_ipv6, vlan0_reaches;
+	long count, rate;
+	uint64_t seed;
+	double timeout_s;
+	int nlive;
+	uint32_t live_qpn[MAX_LIVE], live_rq_psn[MAX_LIVE], live_sq_psn[MAX_LIVE];
+	bool live_psn[MAX_LIVE];
+} c = { .count = 100000, .seed = 1, .timeout_s = 600 };
+
+/* Per live QP: what fabtrace must add to its rx counters. */
+static struct live_acct {
+	uint64_t pkts, bytes, req, cls[FT_CLS_MAX], nak[FT_NAK_MAX];
+} live[MAX_LIVE];
+
+/* ---- categories ------------------------------------------------------- */
+
+struct frame {
+	uint8_t b[FMAX];
+	int len;
+	enum fate fate;
+	bool accept;		/* rxe counts it in rcvd_pkts */
+	int live;		/* index into live[], F_LIVE only */
+	uint8_t cls, slot;	/* F_LIVE: fabtrace's class and slot */
+	uint32_t payload;	/* F_LIVE: payload bytes fabtrace counts */
+	bool req;		/* F_LIVE: a request opcode */
+	int l3;			/* offset of the IP header */
+	int rx_len;		/* bytes from the IP header rxe_rcv() sees (after trims) */
+	struct frame *next;	/* a second frame sent right after (fragments) */
+};
+
+struct cat {
+	const char *name;
+	int weight;		/* per 10000 frames */
+	void (*gen)(struct frame *f, uint64_t i, uint64_t n);
+	uint64_t sent, fate[F_MAX], accept;
+};
+
+/* ---- deterministic randomness: splitmix64 of (seed, frame index) ------ */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint32_t rndn(uint32_t n)
+{
+	return n ? rnd() % n : 0;
+}
+
+/* ---- headers ------------------------------------------------------------ */
+
+static void put16(uint8_t *p, unsigned int v)
+{
+	p[0] = v >> 8;
+	p[1] = v;
+}
+
+static uint16_t csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum;
+}
+
+static uint32_t csum_add(uint32_t sum, const uint8_t *p, int len)
+{
+	int i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += p[i] << 8 | p[i + 1];
+	if (len & 1)
+		sum += p[len - 1] << 8;
+	return sum;
+}
+
+static void ip4_csum(uint8_t *ip)
+{
+	int hl = (ip[0] & 0xf) * 4;
+
+	ip[10] = ip[11] = 0;
+	put16(ip + 10, (uint16_t)~csum_fold(csum_add(0, ip, hl)));
+}
+
+/* UDP checksum over IPv6 (mandatory there); @len is the UDP length. */
+static void udp6_csum(uint8_t *ip6, uint8_t *udp, int len)
+{
+	uint32_t sum = 0;
+	uint8_t ph[8] = { 0, 0, len >> 8, len, 0, 0, 0, 17 };
+	uint16_t cs;
+
+	udp[6] = udp[7] = 0;
+	sum = csum_add(sum, ip6 + 8, 32);
+	sum = csum_add(sum, ph, 8);
+	sum = csum_add(sum, udp, len);
+	cs = ~csum_fold(sum);
+	put16(udp + 6, cs ? cs : 0xffff);
+}
+
+static void udp4_csum(uint8_t *ip, uint8_t *udp, int len)
+{
+	uint32_t sum = 0;
+	uint8_t ph[4] = { 0, 17, len >> 8, len };
+	uint16_t cs;
+
+	udp[6] = udp[7] = 0;
+	sum = csum_add(sum, ip + 12, 8);
+	sum = csum_add(sum, ph, 4);
+	sum = csum_add(sum, udp, len);
+	cs = ~csum_fold(sum);
+	put16(udp + 6, cs ? cs : 0xffff);
+}
+
+/* What a RoCE frame is made of. */
+struct spec {
+	bool ipv6, vlan;
+	uint16_t vid;
+	int ihl;		/* IPv4 header words, 5..15 */
+	uint8_t opcode, bth1, fb;	/* bth1: SE M pad TVer; fb: FECN/BECN byte */
+	uint16_t pkey, sport, dport;
+	uint32_t qpn, psn;
+	int ext, payload, pad;
+	uint8_t syndrome;	/* first ext byte (AETH) when ext > 0 */
+	bool bad_icrc;
+};
+
+static void spec_init(struct spec *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->ihl = 5;
+	s->pkey = 0xffff;
+	s->sport = 0xc000 | rndn(0x4000);
+	s->dport = PORT;
+	s->psn = rndn(1 << 24);
+}
+
+/* Build a complete, consistent frame from @s. */
+static void build(struct frame *f, const struct spec *s)
+{
+	uint8_t *p = f->b, *ip, *udp, *bth;
+	int l2 = 14 + (s->vlan ? 4 : 0), iphl = s->ipv6 ? 40 : s->ihl * 4;
+	int udplen = 8 + 12 + s->ext + s->payload + s->pad + 4, i;
+	uint32_t icrc;
+	const char *err;
+
+	memset(f, 0, sizeof(*f));
+	f->live = -1;
+	memcpy(p, c.dst_mac, 6);
+	memcpy(p + 6, c.src_mac, 6);
+	if (s->vlan) {
+		put16(p + 12, 0x8100);
+		put16(p + 14, s->vid);
+	}
+	put16(p + l2 - 2, s->ipv6 ? 0x86dd : 0x0800);
+	ip = p + l2;
+	f->l3 = l2;
+	if (s->ipv6) {
+		ip[0] = 0x60;
+		put16(ip + 4, udplen);
+		ip[6] = 17;
+		ip[7] = 64;
+		memcpy(ip + 8, c.src_ip6, 16);
+		memcpy(ip + 24, c.dst_ip6, 16);
+	} else {
+		ip[0] = 0x40 | s->ihl;
+		put16(ip + 2, iphl + udplen);
+		put16(ip + 4, rndn(0x10000));
+		ip[6] = 0x40;			/* DF */
+		ip[8] = 64;
+		ip[9] = 17;
+		memcpy(ip + 12, &c.src_ip, 4);
+		memcpy(ip + 16, &c.dst_ip, 4);
+		for (i = 20; i < iphl; i++)
+			ip[i] = 1;		/* NOP options */
+		ip4_csum(ip);
+	}
+	udp = ip + iphl;
+	put16(udp, s->sport);
+	put16(udp + 2, s->dport);
+	put16(udp + 4, udplen);
+	bth = udp + 8;
+	bth[0] = s->opcode;
+	bth[1] = s->bth1 | (s->pad & 3) << 4;
+	put16(bth + 2, s->pkey);
+	bth[4] = s->fb;
+	bth[5] = s->qpn >> 16;
+	bth[6] = s->qpn >> 8;
+	bth[7] = s->qpn;
+	bth[8] = 0;
+	bth[9] = s->psn >> 16;
+	bth[10] = s->psn >> 8;
+	bth[11] = s->psn;
+	for (i = 0; i < s->ext + s->payload + s->pad; i++)
+		bth[12 + i] = rnd();
+	if (s->ext)
+		bth[12] = s->syndrome;
+	f->len = l2 + iphl + udplen;
+	f->rx_len = iphl + udplen;
+	/* rxe's ICRC covers a 20-byte IPv4 header; with options it is garbage anyway */
+	if (s->ipv6 || s->ihl == 5) {
+		icrc = ft_roce_icrc(ip, iphl + udplen - 4, &err);
+		if (err) {
+			fprintf(stderr, "%s: internal error: %s\n", prog, err);
+			exit(1);
+		}
+	} else {
+		icrc = rnd();
+	}
+	if (s->bad_icrc)
+		icrc ^= 1u + rndn(0xfffffffe);
+	for (i = 0; i < 4; i++)
+		p[f->len - 4 + i] = icrc >> (8 * i);
+	if (s->ipv6)
+		udp6_csum(ip, udp, udplen);
+}
+
+/* The IP header's offset within the frame, and its length. */
+static uint8_t *l3(struct frame *f)
+{
+	return f->b + f->l3;
+}
+
+/* ---- opcodes ------------------------------------------------------------ */
+
+/* Templates for truncation: one per kind of extended header. */
+static const struct { uint8_t op; int ext, payload; } tmpl[] = {
+	{ 0x04, 0, 24 },	/* RC SEND ONLY: BTH, payload, ICRC */
+	{ 0x0a, 16, 24 },	/* RC WRITE ONLY: RETH */
+	{ 0x06, 16, 24 },	/* RC WRITE FIRST: RETH */
+	{ 0x0c, 16, 0 },	/* RC READ REQUEST: RETH, no payload */
+	{ 0x11, 4, 0 },		/* RC ACK: AETH */
+	{ 0x10, 4, 24 },	/* RC READ RESPONSE ONLY: AETH */
+	{ 0x13, 28, 0 },	/* RC CMP_SWAP: AtomicETH */
+	{ 0x64, 8, 24 },	/* UD SEND ONLY: DETH */
+	{ 0x65, 12, 16 },	/* UD SEND ONLY IMM: DETH + ImmDt */
+	{ 0x81, 16, 0 },	/* CNP: 16 reserved bytes */
+};
+#define NTMPL	(sizeof(tmpl) / sizeof(tmpl[0]))
+
+static int n_valid, n_reserved, n_rc_reserved;
+static uint8_t valid_ops[256], reserved_ops[256], rc_reserved_ops[32];
+
+static void init_ops(void)
+{
+	int o;
+
+	for (o = 0; o < 256; o++) {
+		if (o == FT_OPCODE_CNP)
+			continue;
+		if (ft_ops[o].flags & FT_OP_VALID)
+			valid_ops[n_valid++] = o;
+		else
+			reserved_ops[n_reserved++] = o;
+		if (o < 0x20 && !(ft_ops[o].flags & FT_OP_VALID))
+			rc_reserved_ops[n_rc_reserved++] = o;
+	}
+}
+
+/* A QPN no live QP has: above every rxe QP index, never 0xffffff. */
+static uint32_t dead_qpn(void)
+{
+	uint32_t q;
+	int i;
+
+again:
+	q = 0x100000 + rndn(0xefffff);		/* 0x100000..0xfffffe */
+	for (i = 0; i < c.nlive; i++)
+		if (c.live_qpn[i] == q)
+			goto again;
+	return q;
+}
+
+/* A valid opcode with its ext length from fabtrace's table (independent
+ * of the parser's verdict: the table is the contract's list of opcodes). */
+static void spec_valid(struct spec *s, uint8_t op)
+{
+	s->opcode = op;
+	s->ext = op == FT_OPCODE_CNP ? 16 : ft_ops[op].ext;
+	if (ft_ops[op].flags & FT_OP_AETH)
+		s->syndrome = rndn(0x20);	/* an ACK */
+}
+
+/* Class and slot fabtrace gives a valid frame of @s (F_LIVE accounting). */
+static void live_class(struct frame *f, const struct spec *s, int li)
+{
+	const struct ft_op *op = &ft_ops[s->opcode];
+
+	f->fate = F_LIVE;
+	f->live = li;
+	if (!(op->flags & FT_OP_VALID)) {
+		f->cls = f->slot = FT_CLS_OTHER;
+		f->payload = 0;
+		return;
+	}
+	f->cls = f->slot = op->cls;
+	f->payload = s->payload;
+	f->req = op->flags & FT_PKT_REQ;
+	if (op->flags & FT_PKT_ACK) {
+		uint8_t a = ft_aeth[s->syndrome];
+
+		f->cls = FT_CLS_ACK + (a >> 6);
+		f->slot = FT_CLS_ACK + (a & (FT_AETH_NAK - 1));
+	}
+}
+
+/* ---- the categories ------------------------------------------------------- */
+
+/* A template frame, to a dead QPN, good ICRC. */
+static void tmpl_spec(struct spec *s, uint64_t t)
+{
+	spec_init(s);
+	s->opcode = tmpl[t].op;
+	s->ext = tmpl[t].ext;
+	s->payload = tmpl[t].payload;
+	s->qpn = dead_qpn();
+	if (s->opcode == 0x11 || s->opcode == 0x10)
+		s->syndrome = 0;
+}
+
+/* The verdict for a frame whose UDP payload is @u bytes of spec @s. */
+static enum fate trunc_fate(const struct spec *s, int u)
+{
+	int need = 12 + (s->opcode == FT_OPCODE_CNP ? 16 : ft_ops[s->opcode].ext) + 4 + s->pad;
+
+	if (!(ft_ops[s->opcode].flags & FT_OP_VALID) && s->opcode != FT_OPCODE_CNP)
+		need = 12 + 4 + s->pad;
+	return u < need ? F_MAL : F_UNK;
+}
+
+/* Every cut point of every template, lengths left claiming the whole frame. */
+static void g_trunc_raw(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+	int full, cut;
+
+	(void)n;
+	tmpl_spec(&s, i % NTMPL);
+	build(f, &s);
+	full = f->len;
+	cut = 1 + (i / NTMPL) % (full - 1);	/* 1 .. full-1 */
+	/* under 14 bytes, what AF_PACKET would send anyway: zeros to 14 */
+	if (cut < 14)
+		memset(f->b + cut, 0, 14 - cut);
+	f->len = cut < 14 ? 14 : cut;
+	f->fate = F_STACK;
+}
+
+/* Every cut point from the UDP header on, IP and UDP lengths rewritten. */
+static void g_trunc_fixed(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+	uint8_t *ip;
+	int full, cut, u;
+
+	(void)n;
+	tmpl_spec(&s, i % NTMPL);
+	build(f, &s);
+	full = f->len;
+	cut = 34 + (i / NTMPL) % (full - 34);	/* 34 .. full-1 */
+	ip = l3(f);
+	put16(ip + 2, cut - 14);
+	ip4_csum(ip);
+	f->len = cut;
+	f->rx_len = cut - 14;
+	if (cut < 42) {
+		f->fate = F_STACK;	/* UDP header cut: udp_rcv drops it */
+		return;
+	}
+	put16(ip + 24, cut - 34);
+	u = cut - 42;
+	f->fate = trunc_fate(&s, u);
+}
+
+/* The same cuts at a live QP: the parser must reject them, the QP unchanged. */
+static void g_live_trunc(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+	uint8_t *ip;
+	int need, u;
+
+	(void)n;
+	if (!c.nlive)
+		return g_trunc_fixed(f, i, n);
+	tmpl_spec(&s, i % NTMPL);
+	s.qpn = c.live_qpn[(i / NTMPL) % c.nlive];
+	build(f, &s);
+	need = 12 + tmpl[i % NTMPL].ext + 4;
+	u = (i / NTMPL / c.nlive) % need;	/* 0 .. need-1: always short */
+	ip = l3(f);
+	put16(ip + 2, 28 + u);
+	ip4_csum(ip);
+	put16(ip + 24, 8 + u);
+	f->len = 42 + u;
+	f->rx_len = 28 + u;
+	f->fate = F_MAL;
+}
+
+/* UDP length shorter than the datagram: the UDP stack trims to it. */
+static void g_udp_short(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+	int ulen, full;
+
+	(void)n;
+	tmpl_spec(&s, i % NTMPL);
+	build(f, &s);
+	full = f->len - 34;
+	ulen = (i / NTMPL) % full;		/* 0 .. full-1 */
+	put16(l3(f) + 24, ulen);
+	f->rx_len = 20 + ulen;
+	f->fate = ulen < 8 ? F_STACK : trunc_fate(&s, ulen - 8);
+}
+
+/* UDP length longer than the datagram: udp_rcv drops it. */
+static void g_udp_long(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+	int full;
+
+	(void)n;
+	tmpl_spec(&s, i % NTMPL);
+	build(f, &s);
+	full = f->len - 34;
+	put16(l3(f) + 24, full + 1 + rndn(65535 - full));
+	f->fate = F_STACK;
+}
+
+/* IP total length shorter (UDP length then exceeds it) or longer than the frame. */
+static void g_ip_short(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+	int full;
+
+	(void)n;
+	tmpl_spec(&s, i % NTMPL);
+	build(f, &s);
+	full = f->len - 14;
+	put16(l3(f) + 2, (i / NTMPL) % full);	/* 0 .. full-1 */
+	ip4_csum(l3(f));
+	f->fate = F_STACK;
+}
+
+static void g_ip_long(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+	int full;
+
+	(void)n;
+	tmpl_spec(&s, i % NTMPL);
+	build(f, &s);
+	full = f->len - 14;
+	put16(l3(f) + 2, full + 1 + rndn(65535 - full));
+	ip4_csum(l3(f));
+	f->fate = F_STACK;
+}
+
+static void g_ip_bad_csum(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+
+	(void)n;
+	tmpl_spec(&s, i % NTMPL);
+	build(f, &s);
+	l3(f)[10] ^= 1 + rndn(0xff);
+	f->fate = F_STACK;
+}
+
+static void g_udp_bad_csum(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+	uint8_t *ip;
+	uint16_t cs;
+
+	(void)n;
+	tmpl_spec(&s, i % NTMPL);
+	build(f, &s);
+	ip = l3(f);
+	udp4_csum(ip, ip + 20, f->len - 34);
+	cs = (ip[26] << 8 | ip[27]) ^ (1 + rndn(0xfffe));
+	if (!cs)
+		cs = 0x1234 ^ (ip[26] << 8 | ip[27]);	/* 0 would mean "none" */
+	put16(ip + 26, cs);
+	f->fate = F_STACK;
+}
+
+/* IPv4 options: NOPs reach rxe (the parser takes them); a bad option does not. */
+static void g_ip_opts(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+
+	(void)n;
+	tmpl_spec(&s, i % NTMPL);
+	s.ihl = 6 + (i / NTMPL) % 10;
+	build(f, &s);
+	f->fate = trunc_fate(&s, s.ext + s.payload + 12 + 4);
+}
+
+static void g_ip_opts_bad(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+	uint8_t *ip;
+
+	(void)n;
+	tmpl_spec(&s, i % NTMPL);
+	s.ihl = 6 + (i / NTMPL) % 10;
+	build(f, &s);
+	ip = l3(f);
+	ip[20] = 7;		/* record route, length 2 < 3: ip_options_compile() fails */
+	ip[21] = 2;
+	ip4_csum(ip);
+	f->fate = F_STACK;
+}
+
+static enum fate v6_fate(enum fate reach)
+{
+	return c.no_ipv6 ? F_STACK : reach;
+}
+
+/* RoCEv2 over IPv6 to a dead QPN, any template. */
+static void g_ipv6(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+
+	(void)n;
+	tmpl_spec(&s, i % NTMPL);
+	s.ipv6 = true;
+	s.bad_icrc = i & 1;
+	build(f, &s);
+	f->fate = v6_fate(F_UNK);
+}
+
+/* IPv6 cut inside BTH/ext headers, lengths and checksum consistent: malformed. */
+static void g_ipv6_trunc(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+	uint8_t *ip;
+	int need, u;
+
+	(void)n;
+	tmpl_spec(&s, i % NTMPL);
+	s.ipv6 = true;
+	build(f, &s);
+	need = 12 + tmpl[i % NTMPL].ext + 4;
+	u = (i / NTMPL) % need;
+	ip = l3(f);
+	put16(ip + 4, 8 + u);
+	put16(ip + 44, 8 + u);
+	udp6_csum(ip, ip + 40, 8 + u);
+	f->len = 14 + 48 + u;
+	f->rx_len = 48 + u;
+	f->fate = v6_fate(F_MAL);
+}
+
+/* IPv6 payload length longer than the frame: ipv6_rcv drops it. */
+static void g_ipv6_long(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+	int full;
+
+	(void)n;
+	tmpl_spec(&s, i % NTMPL);
+	s.ipv6 = true;
+	build(f, &s);
+	full = f->len - 54;
+	put16(l3(f) + 4, full + 1 + rndn(65535 - full));
+	f->fate = F_STACK;
+}
+
+/* 802.1Q tags: a VID the node has no VLAN device for never reaches IP. */
+static void g_vlan(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+
+	(void)n;
+	tmpl_spec(&s, i % NTMPL);
+	s.vlan = true;
+	s.vid = (rndn(8) << 13) | (1 + rndn(4094));
+	build(f, &s);
+	f->fate = F_STACK;
+}
+
+/* Priority-tagged (VID 0): delivered untagged if the NIC lets it through. */
+static void g_vlan0(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+
+	(void)n;
+	tmpl_spec(&s, i % NTMPL);
+	s.vlan = true;
+	s.vid = rndn(8) << 13;
+	build(f, &s);
+	f->fate = c.vlan0_reaches ? F_UNK : F_STACK;
+}
+
+/*
+ * Fragments.  Lone first (MF, offset 0) and lone later ones wait in the
+ * reassembly queue until they expire; IDs come from disjoint ranges so no
+ * two ever complete each other.  A pair (first + last of one datagram)
+ * reassembles and reaches rxe as one packet.
+ */
+static void frag_hdr(uint8_t *ip, int id, int off8, bool mf, int tot)
+{
+	put16(ip + 2, tot);
+	put16(ip + 4, id);
+	put16(ip + 6, (mf ? 0x2000 : 0) | off8);
+	ip4_csum(ip);
+}
+
+static void g_frag_lone(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+	int data;
+
+	(void)n;
+	tmpl_spec(&s, i % NTMPL);
+	build(f, &s);
+	data = f->len - 34;
+	if (i & 1) {
+		/* a first fragment: the first 8-byte multiple, more to come */
+		int d = data & ~7;
+
+		if (d == data)
+			d -= 8;
+		frag_hdr(l3(f), 0x0000 + (i / 2) % 0x4000, 0, true, 20 + d);
+		f->len = 34 + d;
+	} else {
+		/* a later fragment, last or not */
+		frag_hdr(l3(f), 0x4000 + (i / 2) % 0x4000, 1 + rndn(100), rndn(2), 20 + data);
+	}
+	f->fate = F_STACK;
+}
+
+static struct frame frag2;
+
+static void g_frag_pair(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+	int data, d, id = 0x8000 + i % 0x8000;
+
+	(void)n;
+	tmpl_spec(&s, i % NTMPL);
+	build(f, &s);
+	data = f->len - 34;
+	d = 8 * (1 + rndn((data - 1) / 8));	/* first fragment's data, < data */
+	frag2 = *f;
+	memmove(frag2.b + 34, f->b + 34 + d, data - d);
+	frag_hdr(l3(&frag2), id, d / 8, false, 20 + data - d);
+	frag2.len = 34 + data - d;
+	frag2.fate = F_STACK;		/* counted once, with the first */
+	frag_hdr(l3(f), id, 0, true, 20 + d);
+	f->len = 34 + d;
+	f->fate = trunc_fate(&s, data - 8);
+	f->rx_len = 20 + data;
+	/* what rxe sees is the whole datagram: rebuild it for --check */
+	f->next = &frag2;
+}
+
+/* UDP ports other than 4791 (no socket: ICMP port unreachable). */
+static void g_bad_port(struct frame *f, uint64_t i, uint64_t n)
+{
+	static const uint16_t ports[] = { 4790, 4792, 9, 7, 5000, 14791, 47910, 61000, 4791 ^ 0x100 };
+	struct spec s;
+
+	(void)n;
+	tmpl_spec(&s, i % NTMPL);
+	s.dport = ports[(i / NTMPL) % (sizeof(ports) / sizeof(ports[0]))];
+	if (i & 1)
+		s.sport = PORT;
+	build(f, &s);
+	f->fate = F_STACK;
+}
+
+/* Reserved and vendor opcodes, good ICRC, dead QPN. */
+static void g_bad_opcode(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+
+	(void)n;
+	spec_init(&s);
+	s.opcode = reserved_ops[i % n_reserved];
+	s.payload = rndn(64);
+	s.qpn = dead_qpn();
+	s.bad_icrc = rndn(2);
+	build(f, &s);
+	f->fate = F_UNK;
+}
+
+/* CNPs (0x81) to dead QPNs: fabtrace takes them, rxe has no such opcode. */
+static void g_cnp(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+
+	(void)n; (void)i;
+	spec_init(&s);
+	spec_valid(&s, FT_OPCODE_CNP);
+	s.fb = 0x40;
+	s.qpn = dead_qpn();
+	build(f, &s);
+	f->fate = F_UNK;
+}
+
+/* ACKs with every syndrome, reserved ones included, to dead QPNs. */
+static void g_bad_nak(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+
+	(void)n;
+	spec_init(&s);
+	spec_valid(&s, (i & 1) ? 0x11 : 0xb1);	/* RC or XRC ACK */
+	s.syndrome = (i / 2) % 256;
+	s.qpn = dead_qpn();
+	build(f, &s);
+	f->fate = F_UNK;
+}
+
+/* Valid opcodes, random flags and P_Key, random dead QPNs (and QPN 0). */
+static void g_rand_qpn(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+
+	(void)n;
+	spec_init(&s);
+	spec_valid(&s, valid_ops[i % n_valid]);
+	s.payload = rndn(80);
+	s.pad = rndn(4);
+	s.bth1 = rnd() & 0xcf;			/* SE, M, TVer: anything */
+	s.fb = rnd();
+	s.pkey = rndn(4) ? 0xffff : rnd();
+	s.qpn = (i % 97 == 0) ? 0 : dead_qpn();
+	s.bad_icrc = rndn(2);
+	if (ft_ops[s.opcode].flags & FT_OP_AETH)
+		s.syndrome = rnd();
+	build(f, &s);
+	f->fate = F_UNK;
+}
+
+/*
+ * QPN 0xffffff with a good ICRC and TVer 0: rxe's multicast path counts it
+ * in rcvd_pkts, then finds no group.  Bad ICRC: dropped before counting.
+ */
+static void g_mcast(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+
+	(void)n;
+	spec_init(&s);
+	spec_valid(&s, (i & 1) ? 0x64 : 0x04);	/* UD SEND ONLY, RC SEND ONLY */
+	s.payload = rndn(64);
+	s.qpn = 0xffffff;
+	s.bad_icrc = (i / 2) & 1;
+	build(f, &s);
+	f->fate = F_UNK;
+	f->accept = !s.bad_icrc;
+}
+
+/* Pad count larger than the bytes after the headers: malformed. */
+static void g_bad_pad(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+	uint8_t *ip;
+	int pad = 1 + i % 3, p = (i / 3) % pad;	/* p < pad bytes of pad+payload */
+
+	(void)n;
+	spec_init(&s);
+	spec_valid(&s, 0x04);
+	s.qpn = c.nlive && (i & 1) ? c.live_qpn[(i / 6) % c.nlive] : dead_qpn();
+	build(f, &s);
+	/* the UDP payload is BTH + p + ICRC: shorter than BTH + pad + ICRC */
+	ip = l3(f);
+	ip[42 - 14 + 1] |= pad << 4;
+	put16(ip + 2, 20 + 8 + 12 + p + 4);
+	ip4_csum(ip);
+	put16(ip + 24, 8 + 12 + p + 4);
+	f->len = 14 + 20 + 8 + 12 + p + 4;
+	f->rx_len = f->len - 14;
+	f->fate = F_MAL;
+}
+
+static int live_pick(uint64_t i)
+{
+	return i % c.nlive;
+}
+
+/* A request PSN ahead of what the live QP expects: counted as rx-oos. */
+static uint32_t live_req_psn(int li)
+{
+	if (!c.live_psn[li])
+		return rndn(1 << 24);
+	return (c.live_rq_psn[li] + 0x400000 + rndn(0x100000)) & 0xffffff;
+}
+
+/* Valid RC requests to live QPs with a bad ICRC (some with a bad P_Key or TVer). */
+static void g_live_bad_icrc(struct frame *f, uint64_t i, uint64_t n)
+{
+	static const uint8_t ops[] = { 0x0a, 0x04, 0x06, 0x0b, 0x05, 0x00, 0x02 };
+	struct spec s;
+	int li;
+
+	if (!c.nlive)
+		return g_rand_qpn(f, i, n);
+	li = live_pick(i);
+	spec_init(&s);
+	spec_valid(&s, ops[(i / c.nlive) % sizeof(ops)]);
+	s.payload = rndn(128);
+	s.qpn = c.live_qpn[li];
+	s.psn = live_req_psn(li);
+	s.bad_icrc = true;
+	switch (i % 7) {
+	case 0: s.pkey = 0x1234; break;	/* no match: rxe's bad_pkey_cntr */
+	case 1: s.bth1 = 1; break;		/* TVer 1 */
+	}
+	build(f, &s);
+	live_class(f, &s, li);
+}
+
+/* Reserved RC opcodes at live QPs: rxe drops them unparsed, fabtrace: "other". */
+static void g_live_reserved(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+	int li;
+
+	if (!c.nlive)
+		return g_bad_opcode(f, i, n);
+	li = live_pick(i);
+	spec_init(&s);
+	s.opcode = rc_reserved_ops[(i / c.nlive) % n_rc_reserved];
+	s.payload = rndn(64);
+	s.qpn = c.live_qpn[li];
+	build(f, &s);
+	live_class(f, &s, li);
+}
+
+static void g_live_cnp(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+	int li;
+
+	if (!c.nlive)
+		return g_cnp(f, i, n);
+	li = live_pick(i);
+	spec_init(&s);
+	spec_valid(&s, FT_OPCODE_CNP);
+	s.fb = 0x40;
+	s.psn = 0;
+	s.qpn = c.live_qpn[li];
+	s.bad_icrc = (i / c.nlive) & 1;
+	build(f, &s);
+	live_class(f, &s, li);
+}
+
+/* UD opcodes (DETH) to RC QPs, good ICRC: rxe's type check drops them. */
+static void g_live_ud(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+	int li;
+
+	if (!c.nlive)
+		return g_rand_qpn(f, i, n);
+	li = live_pick(i);
+	spec_init(&s);
+	spec_valid(&s, ((i / c.nlive) & 1) ? 0x65 : 0x64);
+	s.payload = rndn(256);
+	s.qpn = c.live_qpn[li];
+	s.psn = live_req_psn(li);
+	build(f, &s);
+	live_class(f, &s, li);
+}
+
+/* NAKs and ACKs, every syndrome, bad ICRC, PSN long acknowledged. */
+static void g_live_nak(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+	int li;
+
+	if (!c.nlive)
+		return g_bad_nak(f, i, n);
+	li = live_pick(i);
+	spec_init(&s);
+	spec_valid(&s, 0x11);
+	s.syndrome = 0x20 + (i / c.nlive) % 0xe0;	/* RNR, reserved, NAK codes */
+	s.qpn = c.live_qpn[li];
+	if (c.live_psn[li])
+		s.psn = (c.live_sq_psn[li] - 0x400000 - rndn(0x100000)) & 0xffffff;
+	s.bad_icrc = true;
+	build(f, &s);
+	live_class(f, &s, li);
+}
+
+/* IPv6 frames carrying a live IPv4 QP's number: rxe's address check drops them. */
+static void g_live_ipv6(struct frame *f, uint64_t i, uint64_t n)
+{
+	struct spec s;
+	int li;
+
+	if (!c.nlive)
+		return g_ipv6(f, i, n);
+	li = live_pick(i);
+	spec_init(&s);
+	spec_valid(&s, 0x0a);
+	s.ipv6 = true;
+	s.payload = rndn(64);
+	s.qpn = c.live_qpn[li];
+	s.psn = live_req_psn(li);
+	build(f, &s);
+	if (c.no_ipv6)
+		f->fate = F_STACK;
+	else
+		live_class(f, &s, li);
+}
+
+static struct cat cats[] = {
+	{ .name = "trunc_raw", .weight = 900, .gen = g_trunc_raw },
+	{ .name = "trunc_fixed", .weight = 900, .gen = g_trunc_fixed },
+	{ .name = "live_trunc", .weight = 300, .gen = g_live_trunc },
+	{ .name = "udp_len_short", .weight = 500, .gen = g_udp_short },
+	{ .name = "udp_len_long", .weight = 300, .gen = g_udp_long },
+	{ .name = "ip_len_short", .weight = 300, .gen = g_ip_short },
+	{ .name = "ip_len_long", .weight = 300, .gen = g_ip_long },
+	{ .name = "ip_bad_csum", .weight = 300, .gen = g_ip_bad_csum },
+	{ .name = "udp_bad_csum", .weight = 300, .gen = g_udp_bad_csum },
+	{ .name = "ip_options", .weight = 300, .gen = g_ip_opts },
+	{ .name = "ip_options_bad", .weight = 200, .gen = g_ip_opts_bad },
+	{ .name = "ipv6", .weight = 400, .gen = g_ipv6 },
+	{ .name = "ipv6_trunc", .weight = 300, .gen = g_ipv6_trunc },
+	{ .name = "ipv6_len_long", .weight = 200, .gen = g_ipv6_long },
+	{ .name = "vlan", .weight = 300, .gen = g_vlan },
+	{ .name = "vlan0", .weight = 100, .gen = g_vlan0 },
+	{ .name = "frag_lone", .weight = 30, .gen = g_frag_lone },
+	{ .name = "frag_pair", .weight = 200, .gen = g_frag_pair },
+	{ .name = "bad_port", .weight = 300, .gen = g_bad_port },
+	{ .name = "bad_opcode", .weight = 600, .gen = g_bad_opcode },
+	{ .name = "cnp", .weight = 200, .gen = g_cnp },
+	{ .name = "bad_nak", .weight = 400, .gen = g_bad_nak },
+	{ .name = "rand_qpn", .weight = 800, .gen = g_rand_qpn },
+	{ .name = "mcast_qpn", .weight = 100, .gen = g_mcast },
+	{ .name = "bad_pad", .weight = 100, .gen = g_bad_pad },
+	{ .name = "live_bad_icrc", .weight = 300, .gen = g_live_bad_icrc },
+	{ .name = "live_reserved", .weight = 200, .gen = g_live_reserved },
+	{ .name = "live_cnp", .weight = 100, .gen = g_live_cnp },
+	{ .name = "live_ud_opcode", .weight = 200, .gen = g_live_ud },
+	{ .name = "live_nak", .weight = 200, .gen = g_live_nak },
+	{ .name = "live_ipv6", .weight = 100, .gen = g_live_ipv6 },
+};
+#define NCATS	(sizeof(cats) / sizeof(cats[0]))
+
+/* ---- --check: fabtrace's parser on what rxe_rcv() would see -------------- */
+
+static uint64_t check_fail;
+
+static void check_frame(struct cat *k, struct frame *f)
+{
+	uint8_t whole[FMAX];
+	const uint8_t *ip = l3(f);
+	struct ft_pkt pkt = { 0 };
+	enum ft_parse_err e;
+	enum fate want;
+	uint32_t len = f->rx_len;
+
+	if (f->fate == F_STACK)
+		return;
+	if (f->next) {
+		/* a reassembled datagram: the first fragment's header, both data */
+		int d1 = f->len - 34, d2 = f->next->len - 34;
+
+		memcpy(whole, ip, 20 + d1);
+		memcpy(whole + 20 + d1, l3(f->next) + 20, d2);
+		ip = whole;
+	}
+	e = ft_parse(ip, len < FT_HDR_MAX ? len : FT_HDR_MAX, len, &pkt);
+	want = e != FT_PARSE_OK ? F_MAL : F_UNK;
+	if (e == FT_PARSE_OK && f->fate == F_LIVE) {
+		want = F_LIVE;
+		if (pkt.slot != f->slot || pkt.payload != f->payload)
+			want = F_MAX;
+	}
+	if (want != f->fate) {
+		if (check_fail++ < 20)
+			fprintf(stderr, "%s: check: %s frame (%d bytes) predicted %s, parser says %s "
+				"(err %d, slot %d/%d, payload %u/%u)\n", prog, k->name, f->len,
+				fate_names[f->fate], want == F_MAX ? "other class" : fate_names[want],
+				e, pkt.slot, f->slot, pkt.payload, f->payload);
+	}
+}
+
+/* ---- options ------------------------------------------------------------ */
+
+static void usage(void)
+{
+	printf("Usage: %s --ifname IF --dst-ip A.B.C.D [options]\n"
+"  --ifname IF            interface to send on (its MAC and addresses are defaults)\n"
+"  --dst-ip A.B.C.D       the receiving node's RoCE address\n"
+"  --dst-mac MAC          default: IF's neighbour entry for --dst-ip\n"
+"  --src-ip A.B.C.D       default: IF's address\n"
+"  --dst-ip6 ADDR         IPv6 destination (the receiver's link-local); without it\n"
+"                         IPv6 frames go to fe80::1 and count as dropped by the stack\n"
+"  --src-ip6 ADDR         IPv6 source (default fe80::2)\n"
+"  --live-qpn Q[:RQ:SQ]   a QP number the receiver has (repeat, up to %d), with its\n"
+"                         expected request PSN and send PSN (rdma resource show qp)\n"
+"  --vlan0-reaches        priority-tagged (VID 0) frames reach IP on the receiver\n"
+"  --seed S               frame i is a function of S and i (default 1)\n"
+"  --count N              frames to send (default 100000)\n"
+"  --rate R               frames per second (default 0: as fast as the NIC takes them)\n"
+"  --only NAME            only category NAME (see the summary's \"categories\")\n"
+"  --pcap FILE            write the frames to FILE instead of sending\n"
+"  --check                run fabtrace's parser on every frame predicted to reach rxe\n"
+"                         (no sending unless --ifname is given too); exit 1 on a miss\n"
+"  --timeout-s S          deadline (default 600; 0 = none)\n"
+"Prints one JSON line: frames sent and their predicted fate, by category and in\n"
+"total, and what each live QP must add to its rx counters.\n"
+"Exit: 0 ok, 1 failure, 2 usage, 3 deadline.\n", prog, MAX_LIVE);
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help'.\n", prog);
+	exit(2);
+}
+
+static unsigned long long parse_u(const char *opt, const char *s, unsigned long long max)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || *s == '-' || v > max)
+		usage_error("%s: '%s' is not an integer in [0, %llu]", opt, s, max);
+	return v;
+}
+
+static void parse_mac(const char *opt, const char *s, uint8_t mac[6])
+{
+	unsigned int b[6];
+	char extra;
+	int i;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+		   &extra) != 6)
+		usage_error("%s: '%s' is not a MAC address", opt, s);
+	for (i = 0; i < 6; i++) {
+		if (b[i] > 0xff)
+			usage_error("%s: '%s' is not a MAC address", opt, s);
+		mac[i] = b[i];
+	}
+}
+
+static void parse_live(const char *s)
+{
+	char buf[128], *a, *b;
+	int n = c.nlive;
+
+	if (n >= MAX_LIVE)
+		usage_error("--live-qpn: at most %d", MAX_LIVE);
+	snprintf(buf, sizeof(buf), "%s", s);
+	a = strchr(buf, ':');
+	if (a) {
+		*a++ = 0;
+		b = strchr(a, ':');
+		if (!b)
+			usage_error("--live-qpn: '%s' is not QPN or QPN:RQPSN:SQPSN", s);
+		*b++ = 0;
+		c.live_rq_psn[n] = parse_u("--live-qpn", a, 0xffffff);
+		c.live_sq_psn[n] = parse_u("--live-qpn", b, 0xffffff);
+		c.live_psn[n] = true;
+	}
+	c.live_qpn[n] = parse_u("--live-qpn", buf, 0xffffff);
+	if (c.live_qpn[n] == 0 || c.live_qpn[n] == 0xffffff)
+		usage_error("--live-qpn: %u is not a QP's number", c.live_qpn[n]);
+	c.nlive++;
+}
+
+static void parse(int argc, char **argv)
+{
+	enum { O_IF = 256, O_DIP, O_DMAC, O_SIP, O_SMAC, O_DIP6, O_SIP6, O_LIVE, O_V0,
+	       O_SEED, O_COUNT, O_RATE, O_ONLY, O_PCAP, O_CHECK, O_TIMEOUT };
+	static const struct option opts[] = {
+		{ "ifname", required_argument, NULL, O_IF },
+		{ "dst-ip", required_argument, NULL, O_DIP },
+		{ "dst-mac", required_argument, NULL, O_DMAC },
+		{ "src-ip", required_argument, NULL, O_SIP },
+		{ "src-mac", required_argument, NULL, O_SMAC },
+		{ "dst-ip6", required_argument, NULL, O_DIP6 },
+		{ "src-ip6", required_argument, NULL, O_SIP6 },
+		{ "live-qpn", required_argument, NULL, O_LIVE },
+		{ "vlan0-reaches", no_argument, NULL, O_V0 },
+		{ "seed", required_argument, NULL, O_SEED },
+		{ "count", required_argument, NULL, O_COUNT },
+		{ "rate", required_argument, NULL, O_RATE },
+		{ "only", required_argument, NULL, O_ONLY },
+		{ "pcap", required_argument, NULL, O_PCAP },
+		{ "check", no_argument, NULL, O_CHECK },
+		{ "timeout-s", required_argument, NULL, O_TIMEOUT },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	bool have_sip6 = false;
+	char *end;
+	size_t k;
+	int o;
+
+	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (o) {
+		case O_IF:
+			if (!*optarg || strlen(optarg) >= IFNAMSIZ)
+				usage_error("--ifname: '%s' is not an interface name", optarg);
+			c.ifname = optarg;
+			break;
+		case O_DIP:
+			if (inet_pton(AF_INET, optarg, &c.dst_ip) != 1)
+				usage_error("--dst-ip: '%s' is not an IPv4 address", optarg);
+			c.have_dst_ip = true;
+			break;
+		case O_SIP:
+			if (inet_pton(AF_INET, optarg, &c.src_ip) != 1)
+				usage_error("--src-ip: '%s' is not an IPv4 address", optarg);
+			c.have_src_ip = true;
+			break;
+		case O_DIP6:
+			if (inet_pton(AF_INET6, optarg, c.dst_ip6) != 1)
+				usage_error("--dst-ip6: '%s' is not an IPv6 address", optarg);
+			c.have_dst_ip6 = true;
+			break;
+		case O_SIP6:
+			if (inet_pton(AF_INET6, optarg, c.src_ip6) != 1)
+				usage_error("--src-ip6: '%s' is not an IPv6 address", optarg);
+			have_sip6 = true;
+			break;
+		case O_DMAC: parse_mac("--dst-mac", optarg, c.dst_mac); c.have_dst_mac = true; break;
+		case O_SMAC: parse_mac("--src-mac", optarg, c.src_mac); c.have_src_mac = true; break;
+		case O_LIVE: parse_live(optarg); break;
+		case O_V0: c.vlan0_reaches = true; break;
+		case O_SEED: c.seed = parse_u("--seed", optarg, ~0ull); break;
+		case O_COUNT: c.count = parse_u("--count", optarg, 1000000000); break;
+		case O_RATE: c.rate = parse_u("--rate", optarg, 10000000); break;
+		case O_ONLY:
+			for (k = 0; k < NCATS && strcmp(cats[k].name, optarg); k++)
+				;
+			if (k == NCATS)
+				usage_error("--only: no category '%s'", optarg);
+			c.only = optarg;
+			break;
+		case O_PCAP: c.pcap = optarg; break;
+		case O_CHECK: c.check = true; break;
+		case O_TIMEOUT:
+			errno = 0;
+			c.timeout_s = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(c.timeout_s >= 0) || c.timeout_s > 1e6)
+				usage_error("--timeout-s: '%s' is not a number of seconds", optarg);
+			break;
+		case 'h': usage(); exit(0);
+		default: fprintf(stderr, "Try '%s --help'.\n", prog); exit(2);
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (!c.have_dst_ip)
+		usage_error("--dst-ip is required");
+	if (!c.ifname && !c.pcap && !c.check)
+		usage_error("--ifname is required (or --pcap / --check)");
+	if (!c.have_dst_ip6) {
+		inet_pton(AF_INET6, "fe80::1", c.dst_ip6);
+		c.no_ipv6 = true;
+	}
+	if (!have_sip6)
+		inet_pton(AF_INET6, "fe80::2", c.src_ip6);
+}
+
+/* ---- sending ------------------------------------------------------------ */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void on_signal(int sig)
+{
+	stop_sig = sig;
+}
+
+static int ifreq_get(unsigned long req, struct ifreq *ifr)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret;
+
+	if (fd < 0)
+		return -1;
+	memset(ifr, 0, sizeof(*ifr));
+	snprintf(ifr->ifr_name, IFNAMSIZ, "%s", c.ifname);
+	ret = ioctl(fd, req, ifr);
+	close(fd);
+	return ret;
+}
+
+static bool arp_lookup(uint8_t mac[6])
+{
+	char line[256], ip[64], hw[64], dev[64], want[INET_ADDRSTRLEN];
+	unsigned int type, flags, b[6];
+	FILE *f = fopen("/proc/net/arp", "r");
+	bool found = false;
+	int i;
+
+	if (!f)
+		return false;
+	inet_ntop(AF_INET, &c.dst_ip, want, sizeof(want));
+	if (!fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return false;
+	}
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %x %x %63s %*s %63s", ip, &type, &flags, hw, dev) != 5)
+			continue;
+		if (strcmp(ip, want) || strcmp(dev, c.ifname) || !(flags & 0x2))
+			continue;
+		if (sscanf(hw, "%x:%x:%x:%x:%x:%x", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5]) == 6) {
+			for (i = 0; i < 6; i++)
+				mac[i] = b[i];
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* Make the kernel resolve the neighbour: one datagram to the discard port. */
+static int resolve_mac(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(9), .sin_addr = c.dst_ip };
+	double end = now() + 3;
+	int fd;
+
+	if (arp_lookup(c.dst_mac))
+		return 0;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0) {
+		setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, c.ifname, strlen(c.ifname));
+		sendto(fd, "", 0, 0, (struct sockaddr *)&sa, sizeof(sa));
+		close(fd);
+	}
+	while (now() < end && !stop_sig) {
+		usleep(20000);
+		if (arp_lookup(c.dst_mac))
+			return 0;
+	}
+	fprintf(stderr, "%s: no ARP entry for %s on %s; pass --dst-mac\n", prog,
+		inet_ntoa(c.dst_ip), c.ifname);
+	return -1;
+}
+
+static int fd = -1;
+static struct sockaddr_ll ll = { .sll_family = AF_PACKET, .sll_halen = 6 };
+static struct ft_pcap pc;
+
+static int emit(const struct frame *f)
+{
+	if (c.pcap)
+		return ft_pcap_write(&pc, now(), f->b, f->len) ? -1 : 0;
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		if (sendto(fd, f->b, f->len, 0, (struct sockaddr *)&ll, sizeof(ll)) == f->len)
+			return 0;
+		/* a full device queue is back-pressure, not failure */
+		if ((errno == ENOBUFS || errno == EAGAIN || errno == EINTR) && !stop_sig) {
+			usleep(200);
+			continue;
+		}
+		fprintf(stderr, "%s: sendto %s (%d bytes): %s\n", prog, c.ifname, f->len,
+			strerror(errno));
+		return -1;
+	}
+}
+
+static void json_fates(const uint64_t *fate, uint64_t accept)
+{
+	int k;
+
+	for (k = 0; k < F_MAX; k++)
+		printf("\"%s\":%llu,", fate_names[k], (unsigned long long)fate[k]);
+	printf("\"rxe_accept\":%llu", (unsigned long long)accept);
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	uint64_t tot[F_MAX] = { 0 }, accept = 0, frames = 0, i, cum, pick;
+	uint64_t idx[NCATS] = { 0 };
+	int wsum = 0, rc = 0, li, k;
+	const char *error = NULL;
+	struct timespec next;
+	double t0, deadline;
+	struct frame f;
+	struct ifreq ifr;
+	size_t n;
+
+	parse(argc, argv);
+	init_ops();
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	t0 = now();
+	deadline = c.timeout_s > 0 ? t0 + c.timeout_s : 0;
+
+	if (c.ifname) {
+		if (ifreq_get(SIOCGIFINDEX, &ifr)) {
+			fprintf(stderr, "%s: interface '%s': %s\n", prog, c.ifname, strerror(errno));
+			return 1;
+		}
+		ll.sll_ifindex = ifr.ifr_ifindex;
+		if (!c.have_src_mac) {
+			if (ifreq_get(SIOCGIFHWADDR, &ifr)) {
+				fprintf(stderr, "%s: MAC of %s: %s\n", prog, c.ifname, strerror(errno));
+				return 1;
+			}
+			memcpy(c.src_mac, ifr.ifr_hwaddr.sa_data, 6);
+		}
+		if (!c.have_src_ip) {
+			if (ifreq_get(SIOCGIFADDR, &ifr)) {
+				fprintf(stderr, "%s: %s has no IPv4 address; pass --src-ip\n", prog,
+					c.ifname);
+				return 1;
+			}
+			c.src_ip = ((struct sockaddr_in *)&ifr.ifr_addr)->sin_addr;
+		}
+		if (!c.have_dst_mac && !c.pcap && resolve_mac())
+			return 1;
+	}
+	memcpy(ll.sll_addr, c.dst_mac, 6);
+	if (c.pcap) {
+		if (ft_pcap_create(&pc, c.pcap)) {
+			fprintf(stderr, "%s: %s: %s\n", prog, c.pcap, strerror(errno));
+			return 1;
+		}
+	} else if (c.ifname) {
+		fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+		if (fd < 0) {
+			fprintf(stderr, "%s: AF_PACKET socket: %s\n", prog, strerror(errno));
+			return 1;
+		}
+	}
+
+	for (n = 0; n < NCATS; n++)
+		if (!c.only || !strcmp(c.only, cats[n].name))
+			wsum += cats[n].weight;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (i = 0; i < (uint64_t)c.count; i++) {
+		if (stop_sig) {
+			error = "interrupted";
+			rc = 1;
+			break;
+		}
+		if (deadline && (i & 255) == 0 && now() >= deadline) {
+			error = "timed out";
+			rc = 3;
+			break;
+		}
+		/* category: a weighted choice, then that category's own index */
+		rng_state = c.seed * 0x100000001b3ull ^ i;
+		pick = rndn(wsum);
+		for (n = 0, cum = 0; n < NCATS; n++) {
+			if (c.only && strcmp(c.only, cats[n].name))
+				continue;
+			cum += cats[n].weight;
+			if (pick < cum)
+				break;
+		}
+		memset(&f, 0, sizeof(f));
+		cats[n].gen(&f, idx[n]++, i);
+		if (c.check)
+			check_frame(&cats[n], &f);
+		if (emit(&f) || (f.next && emit(f.next))) {
+			error = "send failed";
+			rc = 1;
+			break;
+		}
+		frames += 1 + !!f.next;
+		cats[n].sent += 1 + !!f.next;
+		cats[n].fate[f.fate]++;
+		if (f.next)
+			cats[n].fate[F_STACK]++;	/* the second fragment is not a packet */
+		tot[f.fate]++;
+		if (f.next)
+			tot[F_STACK]++;
+		if (f.accept) {
+			cats[n].accept++;
+			accept++;
+		}
+		if (f.fate == F_LIVE) {
+			struct live_acct *a = &live[f.live];
+
+			a->pkts++;
+			a->bytes += f.payload;
+			a->req += f.req;
+			a->cls[f.cls]++;
+			if (f.cls == FT_CLS_NAK)
+				a->nak[f.slot - FT_CLS_NAK]++;
+		}
+		if (c.rate) {
+			long step = 1000000000L / c.rate;
+
+			next.tv_nsec += step;
+			next.tv_sec += next.tv_nsec / 1000000000L;
+			next.tv_nsec %= 1000000000L;
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR &&
+			       !stop_sig)
+				;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (c.pcap && pc.f && fclose(pc.f)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, c.pcap, strerror(errno));
+		rc = rc ? rc : 1;
+	}
+	if (error)
+		fprintf(stderr, "%s: %s after %llu of %ld\n", prog, error, (unsigned long long)i,
+			c.count);
+	if (c.check && check_fail) {
+		fprintf(stderr, "%s: check: %llu frames predicted wrongly\n", prog,
+			(unsigned long long)check_fail);
+		rc = rc ? rc : 1;
+	}
+
+	printf("{\"prog\":\"ft_wirefuzz\",\"seed\":%llu,\"count\":%ld,\"iterations\":%llu,"
+	       "\"frames\":%llu,", (unsigned long long)c.seed, c.count, (unsigned long long)i,
+	       (unsigned long long)frames);
+	json_fates(tot, accept);
+	printf(",\"reach_rxe\":%llu,\"ipv6\":%s,\"vlan0_reaches\":%s,\"check_fail\":%llu,\"categories\":{",
+	       (unsigned long long)(tot[F_MAL] + tot[F_UNK] + tot[F_LIVE]),
+	       c.no_ipv6 ? "false" : "true", c.vlan0_reaches ? "true" : "false",
+	       (unsigned long long)check_fail);
+	for (n = 0, k = 0; n < NCATS; n++) {
+		if (!cats[n].sent)
+			continue;
+		printf("%s\"%s\":{\"sent\":%llu,", k++ ? "," : "", cats[n].name,
+		       (unsigned long long)cats[n].sent);
+		json_fates(cats[n].fate, cats[n].accept);
+		printf("}");
+	}
+	printf("},\"live_qps\":{");
+	for (li = 0; li < c.nlive; li++) {
+		struct live_acct *a = &live[li];
+
+		printf("%s\"%u\":{\"packets\":%llu,\"bytes\":%llu,\"requests\":%llu", li ? "," : "",
+		       c.live_qpn[li], (unsigned long long)a->pkts, (unsigned long long)a->bytes,
+		       (unsigned long long)a->req);
+		for (k = 0; k < FT_CLS_MAX; k++)
+			printf(",\"%s\":%llu", cls_names[k], (unsigned long long)a->cls[k]);
+		printf(",\"rx_nak\":{");
+		for (k = 0; k < FT_NAK_MAX; k++)
+			printf("%s\"%s\":%llu", k ? "," : "", nak_names[k], (unsigned long long)a->nak[k]);
+		printf("}}");
+	}
+	printf("},\"rate\":%ld,\"elapsed_s\":%.3f,\"error\":%s%s%s}\n", c.rate, now() - t0,
+	       error ? "\"" : "", error ? error : "null", error ? "\"" : "");
+	return rc;
+}
