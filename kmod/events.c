@@ -115,7 +115,12 @@ static void ev_queue(const struct ft_dev *dev, struct ft_qp *qp,
 		goto withheld_qp;
 
 	spin_lock_irqsave(&ring_lock, flags);
-	/* again under the lock, which orders this QP's event senders */
+	/*
+	 * Again under the lock, which orders this QP's event senders, with
+	 * the time read under it too: an older one would make a newer
+	 * ev_last look far away.
+	 */
+	now = jiffies;
 	if (per_qp && ev_qp_recent(qp, now)) {
 		spin_unlock_irqrestore(&ring_lock, flags);
 		goto withheld_qp;

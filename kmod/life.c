@@ -144,7 +144,17 @@ int ft_life_add_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 int ft_life_add_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	qp_added(*(struct ib_qp **)ri->data);
+	struct ib_qp *ibqp = *(struct ib_qp **)ri->data;
+	struct ft_dev *dev;
+	bool found;
+
+	/* the discovery may have added it meanwhile: count nothing twice */
+	rcu_read_lock();
+	dev = ft_dev_of(ibqp->device);
+	found = dev && ft_qp_of(dev, ibqp);
+	rcu_read_unlock();
+	if (!found)
+		qp_added(ibqp);
 	return 0;
 }
 

@@ -27,7 +27,9 @@ int fabtrace_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 	 * the attributes unparsed, where 6.1's merged ops reject them.
 	 */
 	if (nlmsg_attrlen(info->nlhdr, GENL_HDRLEN)) {
-		NL_SET_ERR_MSG(info->extack, "stats-get takes no attributes");
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    nlmsg_attrdata(info->nlhdr, GENL_HDRLEN),
+				    "stats-get takes no attributes");
 		return -EINVAL;
 	}
 	while ((dev = ft_dev_get(index, NULL, true))) {

@@ -101,8 +101,9 @@ static bool evict_one(struct ft_dev *dev)
 		WRITE_ONCE(qp->flags, qp->flags | FT_QP_EVICTED);
 		dev->evict_last = qp;
 		WRITE_ONCE(dev->nr_retired, dev->nr_retired - 1);
-		atomic_dec(&ft_qp_stats.retained);
+		/* entries first: entries - retained never reads high */
 		atomic_dec(&ft_qp_stats.entries);
+		atomic_dec(&ft_qp_stats.retained);
 		atomic_inc(&evicting);
 		atomic64_inc(&ft_qp_stats.evicted);
 		atomic_inc(&ft_qp_stats.generation);
@@ -128,7 +129,8 @@ static bool evict_for(struct ft_dev *dev)
 	struct ft_dev *other;
 	bool done = false;
 
-	if (atomic_read(&ft_qp_stats.entries) - atomic_read(&ft_qp_stats.retained) >=
+	/* the caller's new entry is counted in entries already */
+	if (atomic_read(&ft_qp_stats.entries) - atomic_read(&ft_qp_stats.retained) >
 	    (int)READ_ONCE(ft_max_qps) ||
 	    atomic_read(&evicting) >= (int)evict_max())
 		return false;
@@ -161,13 +163,13 @@ static struct ft_qp *qp_alloc(struct ft_dev *dev, struct ib_qp *ibqp,
 		atomic64_inc(&ft_qp_stats.alloc_fail);
 		return NULL;
 	}
-	while (atomic_inc_return(&ft_qp_stats.entries) > READ_ONCE(ft_max_qps)) {
+	/* one for one: the entry given up pays for this one */
+	if (atomic_inc_return(&ft_qp_stats.entries) > READ_ONCE(ft_max_qps) &&
+	    !evict_for(dev)) {
 		atomic_dec(&ft_qp_stats.entries);
-		if (!evict_for(dev)) {
-			kmem_cache_free(ft_qp_cache, qp);
-			atomic64_inc(&ft_qp_stats.overflow);
-			return NULL;
-		}
+		kmem_cache_free(ft_qp_cache, qp);
+		atomic64_inc(&ft_qp_stats.overflow);
+		return NULL;
 	}
 	qp->ibqp = ibqp;
 	qp->qpn = ibqp->qp_num;
@@ -411,6 +413,9 @@ static void evict_work_fn(struct work_struct *work)
 		}
 		spin_unlock(&dev->lock);
 	}
+	/* the lists changed: a dump resuming by position is flagged */
+	if (n)
+		atomic_inc(&ft_qp_stats.generation);
 	mutex_unlock(&ft_devs_lock);
 	if (!n)
 		return;
