@@ -92,54 +92,40 @@ int monitor_msg(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int parse_args(int argc, char **argv, struct monitor *m)
+static int events_arg(struct arg_val *v, void *dst)
 {
 	char list[256];
-	const char *v, *why;
-	bool have_events = false, have_count = false;
+	const char *why = parse_event_list(v->argv[0], dst);
 
-	while (argc > 0) {
-		const char *key = argv[0];
+	if (!why)
+		return 1;
+	snprintf(v->buf, sizeof(v->buf), "%s (kinds: %s)", why,
+		 kw_list(ft_kw_event, list, sizeof(list)));
+	v->why = v->buf;
+	return ARG_INVALID;
+}
 
-		if (!strcmp(key, "help"))
-			return ARGS_HELP;
+static int parse_args(int argc, char **argv, struct monitor *m)
+{
+	bool has_count = false;
+	uint32_t count = 0;
+	const struct arg args[] = {
+		{ .key = "help", .kind = ARG_HELP },
+		ARG_DEV(&m->dev),
+		{ .key = "events", .kind = ARG_FN, .fn = events_arg, .dst = &m->kinds },
+		{ .key = "count", .kind = ARG_U32, .min = 1, .dst = &count,
+		  .seen = &has_count, .why = "not a number from 1" },
 		/* --count is also a global option; here it reads naturally too */
-		if (strcmp(key, "dev") && strcmp(key, "events") && strcmp(key, "count") &&
-		    strcmp(key, "--count"))
-			return arg_unknown(MON_CTX, key, MON_HELP);
-		v = arg_value(&argc, &argv, MON_CTX);
-		if (!v)
-			return -1;
-		if (!strcmp(key, "dev")) {
-			if (m->dev)
-				return arg_twice(MON_CTX, key);
-			if (!*v || strlen(v) >= FT_NAME_LEN)
-				return arg_invalid(MON_CTX, key, v, "not a device name");
-			m->dev = v;
-		} else if (!strcmp(key, "events")) {
-			if (have_events)
-				return arg_twice(MON_CTX, key);
-			why = parse_event_list(v, &m->kinds);
-			if (why) {
-				char msg[320];
+		{ .key = "--count", .kind = ARG_U32, .min = 1, .dst = &count,
+		  .seen = &has_count, .why = "not a number from 1" },
+		{ .key = NULL }
+	};
+	int ret;
 
-				snprintf(msg, sizeof(msg), "%s (kinds: %s)", why,
-					 kw_list(ft_kw_event, list, sizeof(list)));
-				return arg_invalid(MON_CTX, key, v, msg);
-			}
-			have_events = true;
-		} else {
-			uint64_t n;
-
-			if (have_count)
-				return arg_twice(MON_CTX, key);
-			if (parse_u64(v, UINT32_MAX, &n) || !n)
-				return arg_invalid(MON_CTX, key, v, "not a number from 1");
-			m->count = n;
-			have_count = true;
-		}
-	}
-	return 0;
+	ret = args_parse(MON_CTX, MON_HELP, args, argc, argv);
+	if (!ret && has_count)
+		m->count = count;
+	return ret;
 }
 
 int do_monitor(struct ft *ft, int argc, char **argv)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cmd.h"
 #include "qpset.h"
 
 struct ft;
@@ -17,8 +18,9 @@ int do_stats(struct ft *ft, int argc, char **argv);
 int do_monitor(struct ft *ft, int argc, char **argv);
 int do_top(struct ft *ft, int argc, char **argv);
 
-/* Argument parsers return this when "help" was asked for instead. */
-#define ARGS_HELP	1
+/* "dev DEV" in an argument table (cmd.h): a name the kernel can hold. */
+#define ARG_DEV(p)	{ .key = "dev", .kind = ARG_STR, .dst = (p), .min = 1,	\
+			  .max = FT_NAME_LEN - 1, .why = "not a device name" }
 
 /* "qp show" arguments, parsed without the kernel (unit-tested). */
 struct qp_query {
@@ -30,6 +32,7 @@ struct qp_query {
 	enum qp_sort sort;
 };
 
+/* 0, ARGS_HELP or -1 (printed); nothing to free but on 0. */
 int qp_parse_show(int argc, char **argv, struct qp_query *q);
 /* A single QP named by device and number, and nothing else: a do request. */
 bool qp_query_is_do(const struct qp_query *q);

@@ -67,111 +67,48 @@ static int qp_help(struct ft *ft, int argc, char **argv)
 #define SHOW_CTX	"qp show"
 #define QP_HELP		"fabtrace qp help"
 
+static int qpn_arg(struct arg_val *v, void *dst)
+{
+	struct qp_query *q = dst;
+
+	v->why = parse_qpn_list(v->argv[0], &q->ranges, &q->nranges);
+	return v->why ? ARG_INVALID : 1;
+}
+
 int qp_parse_show(int argc, char **argv, struct qp_query *q)
 {
-	char list[256];
-	const char *v, *why;
+	bool congested = false, destroyed = false;
+	uint32_t sort = 0;
+	const struct arg args[] = {
+		{ .key = "help", .kind = ARG_HELP },
+		ARG_DEV(&q->dev),
+		{ .key = "qpn", .kind = ARG_FN, .fn = qpn_arg, .dst = q },
+		{ .key = "pid", .kind = ARG_U32, .dst = &q->pid, .seen = &q->has_pid,
+		  .why = "not a decimal process id" },
+		{ .key = "type", .kind = ARG_KW, .kw = ft_kw_qp_type, .dst = &q->type,
+		  .seen = &q->has_type },
+		{ .key = "state", .kind = ARG_KW, .kw = ft_kw_qp_state, .dst = &q->state,
+		  .seen = &q->has_state },
+		{ .key = "congested", .kind = ARG_FLAG, .dst = &congested },
+		{ .key = "destroyed", .kind = ARG_FLAG, .dst = &destroyed },
+		{ .key = "sort", .kind = ARG_KW, .kw = ft_kw_qp_sort, .dst = &sort,
+		  .seen = &q->has_sort },
+		{ .key = "limit", .kind = ARG_U32, .min = 1, .dst = &q->limit,
+		  .seen = &q->has_limit, .why = "not a number from 1" },
+		{ .key = NULL }
+	};
+	int ret;
 
 	memset(q, 0, sizeof(*q));
-	while (argc > 0) {
-		const char *key = argv[0];
-
-		if (!strcmp(key, "help")) {
-			qp_query_free(q);
-			return ARGS_HELP;
-		} else if (!strcmp(key, "congested") || !strcmp(key, "destroyed")) {
-			uint32_t f = key[0] == 'c' ? FABTRACE_QP_FLAGS_CONGESTED :
-						     FABTRACE_QP_FLAGS_DESTROYED;
-
-			if (q->match_flags & f)
-				goto twice;
-			q->match_flags |= f;
-			argc--;
-			argv++;
-			continue;
-		}
-		if (strcmp(key, "dev") && strcmp(key, "qpn") && strcmp(key, "pid") &&
-		    strcmp(key, "type") && strcmp(key, "state") &&
-		    strcmp(key, "sort") && strcmp(key, "limit")) {
-			arg_unknown(SHOW_CTX, key, QP_HELP);
-			goto err;
-		}
-		v = arg_value(&argc, &argv, SHOW_CTX);
-		if (!v)
-			goto err;
-		if (!strcmp(key, "dev")) {
-			if (q->dev)
-				goto twice;
-			if (!*v || strlen(v) >= FT_NAME_LEN) {
-				arg_invalid(SHOW_CTX, key, v, "not a device name");
-				goto err;
-			}
-			q->dev = v;
-		} else if (!strcmp(key, "qpn")) {
-			if (q->ranges)
-				goto twice;
-			why = parse_qpn_list(v, &q->ranges, &q->nranges);
-			if (why) {
-				arg_invalid(SHOW_CTX, key, v, why);
-				goto err;
-			}
-		} else if (!strcmp(key, "pid")) {
-			if (q->has_pid)
-				goto twice;
-			if (parse_u32(v, UINT32_MAX, &q->pid)) {
-				arg_invalid(SHOW_CTX, key, v, "not a decimal process id");
-				goto err;
-			}
-			q->has_pid = true;
-		} else if (!strcmp(key, "type")) {
-			if (q->has_type)
-				goto twice;
-			if (kw_lookup(ft_kw_qp_type, v, &q->type)) {
-				arg_invalid(SHOW_CTX, key, v,
-					    kw_expect(ft_kw_qp_type, list, sizeof(list)));
-				goto err;
-			}
-			q->has_type = true;
-		} else if (!strcmp(key, "state")) {
-			if (q->has_state)
-				goto twice;
-			if (kw_lookup(ft_kw_qp_state, v, &q->state)) {
-				arg_invalid(SHOW_CTX, key, v,
-					    kw_expect(ft_kw_qp_state, list, sizeof(list)));
-				goto err;
-			}
-			q->has_state = true;
-		} else if (!strcmp(key, "sort")) {
-			uint32_t s;
-
-			if (q->has_sort)
-				goto twice;
-			if (kw_lookup(ft_kw_qp_sort, v, &s)) {
-				arg_invalid(SHOW_CTX, key, v,
-					    kw_expect(ft_kw_qp_sort, list, sizeof(list)));
-				goto err;
-			}
-			q->sort = s;
-			q->has_sort = true;
-		} else {
-			if (q->has_limit)
-				goto twice;
-			if (parse_u32(v, UINT32_MAX, &q->limit) || !q->limit) {
-				arg_invalid(SHOW_CTX, key, v, "not a number from 1");
-				goto err;
-			}
-			q->has_limit = true;
-		}
-		continue;
-twice:
-		arg_twice(SHOW_CTX, key);
-		goto err;
+	ret = args_parse(SHOW_CTX, QP_HELP, args, argc, argv);
+	if (ret) {
+		qp_query_free(q);
+		return ret;
 	}
+	q->sort = sort;
+	q->match_flags = (congested ? FABTRACE_QP_FLAGS_CONGESTED : 0) |
+			 (destroyed ? FABTRACE_QP_FLAGS_DESTROYED : 0);
 	return 0;
-
-err:
-	qp_query_free(q);
-	return -1;
 }
 
 void qp_query_free(struct qp_query *q)
@@ -379,37 +316,26 @@ out:
 
 static int qp_reset(struct ft *ft, int argc, char **argv)
 {
-	const char *dev = NULL, *qpn_s = NULL, *v;
+	const char *dev = NULL;
+	bool has_qpn = false;
+	uint32_t qpn = 0;
+	const struct arg args[] = {
+		{ .key = "help", .kind = ARG_HELP },
+		ARG_DEV(&dev),
+		{ .key = "qpn", .kind = ARG_U32, .max = FT_QPN_MAX, .dst = &qpn,
+		  .seen = &has_qpn, .why = "not a decimal QP number (0..16777215)" },
+		{ .key = NULL }
+	};
 	struct nlmsghdr *nlh;
 	struct nl *nl;
-	uint32_t qpn = 0;
+	int ret;
 
-	while (argc > 0) {
-		const char *key = argv[0];
-
-		if (!strcmp(key, "help"))
-			return qp_help(ft, 0, NULL);
-		if (strcmp(key, "dev") && strcmp(key, "qpn"))
-			return arg_unknown(RESET_CTX, key, QP_HELP);
-		v = arg_value(&argc, &argv, RESET_CTX);
-		if (!v)
-			return -1;
-		if (!strcmp(key, "dev")) {
-			if (dev)
-				return arg_twice(RESET_CTX, key);
-			if (!*v || strlen(v) >= FT_NAME_LEN)
-				return arg_invalid(RESET_CTX, key, v, "not a device name");
-			dev = v;
-		} else {
-			if (qpn_s)
-				return arg_twice(RESET_CTX, key);
-			if (parse_u32(v, FT_QPN_MAX, &qpn))
-				return arg_invalid(RESET_CTX, key, v,
-						   "not a decimal QP number (0..16777215)");
-			qpn_s = v;
-		}
-	}
-	if (qpn_s && !dev) {
+	ret = args_parse(RESET_CTX, QP_HELP, args, argc, argv);
+	if (ret == ARGS_HELP)
+		return qp_help(ft, 0, NULL);
+	if (ret)
+		return -1;
+	if (has_qpn && !dev) {
 		ft_err("%s: \"qpn\" needs \"dev\"", RESET_CTX);
 		return -1;
 	}
@@ -423,7 +349,7 @@ static int qp_reset(struct ft *ft, int argc, char **argv)
 	nlh = nl_req(nl, FABTRACE_CMD_QP_RESET, false);
 	if (dev)
 		mnl_attr_put_strz(nlh, FABTRACE_A_QP_DEV_NAME, dev);
-	if (qpn_s)
+	if (has_qpn)
 		mnl_attr_put_u32(nlh, FABTRACE_A_QP_QPN, qpn);
 	return nl_do(nl, nlh, NULL, NULL, RESET_CTX);
 }

@@ -52,16 +52,22 @@ static int stats_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+static const struct arg stats_show_args[] = {
+	{ .key = "help", .kind = ARG_HELP },
+	{ .key = NULL }
+};
+
 static int stats_show(struct ft *ft, int argc, char **argv)
 {
 	struct ft_stats_rec r;
 	struct nl *nl;
+	int ret;
 
-	if (argc > 0) {
-		if (!strcmp(argv[0], "help"))
-			return stats_help(ft, 0, NULL);
-		return arg_unknown("stats show", argv[0], STATS_HELP);
-	}
+	ret = args_parse("stats show", STATS_HELP, stats_show_args, argc, argv);
+	if (ret == ARGS_HELP)
+		return stats_help(ft, 0, NULL);
+	if (ret)
+		return -1;
 	nl = ft_nl(ft);
 	if (!nl)
 		return -1;

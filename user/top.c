@@ -64,7 +64,7 @@ struct top {
 	const char *dev;
 	enum top_sort sort;
 	uint32_t interval_ms;
-	uint64_t iterations;		/* 0: until interrupted */
+	uint32_t iterations;		/* 0: until interrupted */
 	uint32_t limit;			/* 0: all (or what fits) */
 	bool batch, screen;
 	struct term term;		/* when screen */
@@ -76,66 +76,26 @@ struct top {
 
 static int parse_args(int argc, char **argv, struct top *t)
 {
-	char list[128];
-	bool have_sort = false, have_iv = false, have_it = false, have_limit = false;
-	const char *v;
+	uint32_t sort = t->sort;
+	const struct arg args[] = {
+		{ .key = "help", .kind = ARG_HELP },
+		{ .key = "-b", .kind = ARG_FLAG, .dst = &t->batch, .repeat = true },
+		ARG_DEV(&t->dev),
+		{ .key = "sort", .kind = ARG_KW, .kw = ft_kw_top_sort, .dst = &sort },
+		/* below 10 ms the dump itself is most of the interval */
+		{ .key = "interval", .kind = ARG_U32, .min = 10, .max = 3600 * 1000,
+		  .dst = &t->interval_ms, .why = "milliseconds from 10 to 3600000" },
+		{ .key = "iterations", .kind = ARG_U32, .min = 1, .dst = &t->iterations,
+		  .why = "not a number from 1" },
+		{ .key = "limit", .kind = ARG_U32, .min = 1, .dst = &t->limit,
+		  .why = "not a number from 1" },
+		{ .key = NULL }
+	};
+	int ret;
 
-	while (argc > 0) {
-		const char *key = argv[0];
-
-		if (!strcmp(key, "help"))
-			return ARGS_HELP;
-		if (!strcmp(key, "-b")) {
-			t->batch = true;
-			argc--;
-			argv++;
-			continue;
-		}
-		if (strcmp(key, "dev") && strcmp(key, "sort") && strcmp(key, "interval") &&
-		    strcmp(key, "iterations") && strcmp(key, "limit"))
-			return arg_unknown(TOP_CTX, key, TOP_HELP);
-		v = arg_value(&argc, &argv, TOP_CTX);
-		if (!v)
-			return -1;
-		if (!strcmp(key, "dev")) {
-			if (t->dev)
-				return arg_twice(TOP_CTX, key);
-			if (!*v || strlen(v) >= FT_NAME_LEN)
-				return arg_invalid(TOP_CTX, key, v, "not a device name");
-			t->dev = v;
-		} else if (!strcmp(key, "sort")) {
-			uint32_t s;
-
-			if (have_sort)
-				return arg_twice(TOP_CTX, key);
-			if (kw_lookup(ft_kw_top_sort, v, &s))
-				return arg_invalid(TOP_CTX, key, v,
-						   kw_expect(ft_kw_top_sort, list, sizeof(list)));
-			t->sort = s;
-			have_sort = true;
-		} else if (!strcmp(key, "interval")) {
-			if (have_iv)
-				return arg_twice(TOP_CTX, key);
-			/* below 10 ms the dump itself is most of the interval */
-			if (parse_u32(v, 3600 * 1000, &t->interval_ms) || t->interval_ms < 10)
-				return arg_invalid(TOP_CTX, key, v,
-						   "milliseconds from 10 to 3600000");
-			have_iv = true;
-		} else if (!strcmp(key, "iterations")) {
-			if (have_it)
-				return arg_twice(TOP_CTX, key);
-			if (parse_u64(v, UINT32_MAX, &t->iterations) || !t->iterations)
-				return arg_invalid(TOP_CTX, key, v, "not a number from 1");
-			have_it = true;
-		} else {
-			if (have_limit)
-				return arg_twice(TOP_CTX, key);
-			if (parse_u32(v, UINT32_MAX, &t->limit) || !t->limit)
-				return arg_invalid(TOP_CTX, key, v, "not a number from 1");
-			have_limit = true;
-		}
-	}
-	return 0;
+	ret = args_parse(TOP_CTX, TOP_HELP, args, argc, argv);
+	t->sort = sort;
+	return ret;
 }
 
 /* --- sampling ------------------------------------------------------------------ */
