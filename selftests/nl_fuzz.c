@@ -1278,13 +1278,26 @@ static void parse_tlvs(struct sub *s, const struct nlattr *a, const uint8_t *end
 }
 
 /* The first unanswered processed message with that seq. */
+/*
+ * The sub-message an answer belongs to.  Mutations duplicate messages, so
+ * a sequence number can recur in a datagram: one that expects an answer
+ * comes first (a control message without NLM_F_ACK expects none), then
+ * any, so an answer to a message that needed none is still caught.
+ */
+static bool expects_answer(const struct sub *s)
+{
+	return s->pred != P_NONE && (s->pred != P_ACK || (s->flags & NLM_F_ACK));
+}
+
 static struct sub *match(struct dgram *d, uint32_t seq)
 {
-	unsigned int i;
+	unsigned int i, pass;
 
-	for (i = 0; i < d->n; i++)
-		if (d->sub[i].seq == seq && !d->sub[i].final)
-			return &d->sub[i];
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < d->n; i++)
+			if (d->sub[i].seq == seq && !d->sub[i].final &&
+			    (pass || expects_answer(&d->sub[i])))
+				return &d->sub[i];
 	return NULL;
 }
 
