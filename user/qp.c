@@ -136,42 +136,19 @@ struct qp_show {
 	bool header;
 	/*
 	 * Streamed QPs cannot be taken back when a dump turns out interrupted:
-	 * the retry prints only those not printed yet, by entry key.
+	 * an entry is printed once, whichever run of the dump brings it, and
+	 * however often (an interrupted run can bring one entry live and then
+	 * destroyed: the live one is printed, and the retry is clean).
 	 */
-	struct qp_key *seen;
-	size_t nseen, cap_seen, nsorted;
+	struct qp_keyset printed;
 };
-
-static int key_cmp(const void *a, const void *b)
-{
-	return qp_keyv_cmp(a, b);
-}
-
-/* True if @r was printed by an earlier run of this dump; else remember it. */
-static bool seen_before(struct qp_show *s, const struct ft_qp_rec *r)
-{
-	struct qp_key k = qp_key_of(r);
-
-	if (s->nsorted && qp_key_find(s->seen, s->nsorted, &k) >= 0)
-		return true;
-	if (s->nseen == s->cap_seen) {
-		s->cap_seen = s->cap_seen ? 2 * s->cap_seen : 1024;
-		s->seen = xrealloc(s->seen, s->cap_seen * sizeof(*s->seen));
-	}
-	s->seen[s->nseen++] = k;
-	return false;
-}
 
 static void show_restart(void *data)
 {
 	struct qp_show *s = data;
 
-	if (s->collect) {
+	if (s->collect)
 		qpset_clear(&s->set);
-		return;
-	}
-	qsort(s->seen, s->nseen, sizeof(*s->seen), key_cmp);
-	s->nsorted = s->nseen;
 }
 
 static void show_one(struct qp_show *s, const struct ft_qp_rec *r)
@@ -200,6 +177,7 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct qp_show *s = data;
 	struct ft_qp_rec *r;
+	struct qp_key k;
 
 	if (!is_cmd(nlh, FABTRACE_CMD_QP_GET))
 		return MNL_CB_OK;
@@ -210,7 +188,8 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 		errno = EBADMSG;
 		return MNL_CB_ERROR;
 	}
-	if (s->collect || seen_before(s, r))
+	k = qp_key_of(r);
+	if (s->collect || !qp_keyset_add(&s->printed, &k))
 		return MNL_CB_OK;
 	show_one(s, r);
 	return MNL_CB_OK;
@@ -305,7 +284,7 @@ static int qp_show(struct ft *ft, int argc, char **argv)
 	ret = 0;
 out:
 	qpset_free(&s.set);
-	free(s.seen);
+	qp_keyset_free(&s.printed);
 	qp_query_free(&q);
 	return ret;
 }

@@ -89,11 +89,6 @@ static bool before(const struct qp_key *a, const struct qp_key *k)
 /* The key of element @i of an array, whatever the array holds. */
 typedef struct qp_key (*key_at_fn)(const void *v, size_t i);
 
-static struct qp_key key_of_keys(const void *v, size_t i)
-{
-	return ((const struct qp_key *)v)[i];
-}
-
 static struct qp_key key_of_recs(const void *v, size_t i)
 {
 	return qp_key_of(((struct ft_qp_rec *const *)v)[i]);
@@ -132,9 +127,55 @@ static long find(const void *v, size_t n, const struct qp_key *k, key_at_fn at)
 	return best;
 }
 
-long qp_key_find(const struct qp_key *v, size_t n, const struct qp_key *k)
+static size_t keyset_hash(const struct qp_key *k, size_t mask)
 {
-	return find(v, n, k, key_of_keys);
+	uint64_t h = ((uint64_t)k->dev_index << 32 | k->qpn) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 32) & mask;
+}
+
+static void keyset_put(struct qp_keyset *s, const struct qp_key *k)
+{
+	size_t i = keyset_hash(k, s->cap - 1);
+
+	while (s->slot[i].used)
+		i = (i + 1) & (s->cap - 1);
+	s->slot[i] = (struct qp_keyslot){ *k, true };
+	s->n++;
+}
+
+bool qp_keyset_add(struct qp_keyset *s, const struct qp_key *k)
+{
+	size_t i;
+
+	if (s->cap) {
+		for (i = keyset_hash(k, s->cap - 1); s->slot[i].used; i = (i + 1) & (s->cap - 1)) {
+			const struct qp_key *e = &s->slot[i].k;
+
+			if (e->dev_index == k->dev_index && e->qpn == k->qpn &&
+			    ctime_gap(e->create_time, k->create_time) <= FT_CTIME_SLACK_NS)
+				return false;
+		}
+	}
+	/* at most half full */
+	if (2 * (s->n + 1) > s->cap) {
+		struct qp_keyset big = { .cap = s->cap ? 2 * s->cap : 1024 };
+
+		big.slot = xcalloc(big.cap, sizeof(*big.slot));
+		for (i = 0; i < s->cap; i++)
+			if (s->slot[i].used)
+				keyset_put(&big, &s->slot[i].k);
+		free(s->slot);
+		*s = big;
+	}
+	keyset_put(s, k);
+	return true;
+}
+
+void qp_keyset_free(struct qp_keyset *s)
+{
+	free(s->slot);
+	*s = (struct qp_keyset){ 0 };
 }
 
 const struct ft_qp_rec *qp_rec_find(struct ft_qp_rec *const *v, size_t n,

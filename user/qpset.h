@@ -73,11 +73,23 @@ int qp_key_cmp(const struct ft_qp_rec *a, const struct ft_qp_rec *b);
 int qp_keyv_cmp(const struct qp_key *a, const struct qp_key *b);
 
 /*
- * The entry of @k in @v (n keys sorted by qp_keyv_cmp): same device and QP
- * number, creation time within FT_CTIME_SLACK_NS, the closest if several.
- * Its index, or -1.
+ * A set of entry keys, for a streamed dump that must not print an entry
+ * twice: the same device and QP number, creation time within
+ * FT_CTIME_SLACK_NS, is the same entry.  O(1) per key (open addressing on
+ * device and QP number; a retained entry and a live one of the same QPN
+ * share a probe sequence).
  */
-long qp_key_find(const struct qp_key *v, size_t n, const struct qp_key *k);
+struct qp_keyset {
+	struct qp_keyslot {
+		struct qp_key k;
+		bool used;
+	} *slot;
+	size_t cap, n;		/* cap: 0 or a power of two */
+};
+
+/* Add @k unless the set has its entry: true if it was added. */
+bool qp_keyset_add(struct qp_keyset *s, const struct qp_key *k);
+void qp_keyset_free(struct qp_keyset *s);
 /* The same over records sorted by qp_key_cmp; NULL if none. */
 const struct ft_qp_rec *qp_rec_find(struct ft_qp_rec *const *v, size_t n,
 				    const struct ft_qp_rec *r);

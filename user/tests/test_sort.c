@@ -98,32 +98,41 @@ TEST(set_grows_past_chunks)
 	qpset_free(&s);
 }
 
-TEST(key_find_tolerates_clock_jitter)
+TEST(keyset_adds_each_entry_once)
 {
-	static const struct qp_key v[] = {
-		{ 0, 5, 1000 },
-		{ 1, 7, 1000000000ull },		/* destroyed, retained */
-		{ 1, 7, 9000000000ull },		/* the QPN reused */
-		{ 1, 8, 5000 },
-		{ 2, 1, 0 },
-	};
+	struct qp_keyset s = { 0 };
 	struct qp_key k;
+	unsigned int i;
 
-	k = (struct qp_key){ 1, 7, 9000000000ull };
-	EXPECT_EQ(qp_key_find(v, 5, &k), 2);
-	k.create_time += 1234;			/* the same QP, another dump */
-	EXPECT_EQ(qp_key_find(v, 5, &k), 2);
+	k = (struct qp_key){ 1, 7, 1000000000ull };
+	EXPECT_EQ(qp_keyset_add(&s, &k), true);
+	EXPECT_EQ(qp_keyset_add(&s, &k), false);	/* live, then destroyed */
+	k.create_time += 1234;				/* the same QP, clock jitter */
+	EXPECT_EQ(qp_keyset_add(&s, &k), false);
 	k.create_time = 1000000000ull - 40000000ull;	/* within 50 ms */
-	EXPECT_EQ(qp_key_find(v, 5, &k), 1);
-	k.create_time = 5000000000ull;		/* neither: a third QP */
-	EXPECT_EQ(qp_key_find(v, 5, &k), -1);
-	k = (struct qp_key){ 1, 9, 5000 };
-	EXPECT_EQ(qp_key_find(v, 5, &k), -1);
-	k = (struct qp_key){ 0, 5, 900 };
-	EXPECT_EQ(qp_key_find(v, 5, &k), 0);
-	k = (struct qp_key){ 2, 1, 3 };
-	EXPECT_EQ(qp_key_find(v, 5, &k), 4);
-	EXPECT_EQ(qp_key_find(v, 0, &k), -1);
+	EXPECT_EQ(qp_keyset_add(&s, &k), false);
+	k.create_time = 9000000000ull;			/* the QPN reused */
+	EXPECT_EQ(qp_keyset_add(&s, &k), true);
+	EXPECT_EQ(qp_keyset_add(&s, &k), false);
+	k = (struct qp_key){ 2, 7, 1000000000ull };	/* another device */
+	EXPECT_EQ(qp_keyset_add(&s, &k), true);
+	k = (struct qp_key){ 1, 8, 1000000000ull };	/* another QPN */
+	EXPECT_EQ(qp_keyset_add(&s, &k), true);
+	/* growth keeps every key: 100,000 entries, then each again */
+	for (i = 0; i < 100000; i++) {
+		k = (struct qp_key){ 3 + i % 4, i, 5000000000ull + i };
+		if (!qp_keyset_add(&s, &k))
+			break;
+	}
+	EXPECT_EQ(i, 100000);
+	for (i = 0; i < 100000; i++) {
+		k = (struct qp_key){ 3 + i % 4, i, 5000000000ull + i + 999 };
+		if (qp_keyset_add(&s, &k))
+			break;
+	}
+	EXPECT_EQ(i, 100000);
+	EXPECT_EQ(s.n, 100004);
+	qp_keyset_free(&s);
 }
 
 TEST(sort_keywords)
