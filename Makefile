@@ -41,7 +41,7 @@ KMOD_SRCS := $(wildcard $(TOP)/kmod/*.[ch]) $(TOP)/kmod/Kbuild $(TOP)/Kbuild \
 
 export TOP BUILD KVERS
 
-.PHONY: all modules bench-modules user check vm-test test demo demo-run bench deps install \
+.PHONY: all modules bench-modules test-modules user check vm-test test demo demo-run bench deps install \
 	uninstall clean style sparse spec-check help fresh-check \
 	fuzz test-debug
 
@@ -73,6 +73,18 @@ $(foreach k,$(KVERS),$(eval $(call kmod_rule,$(k),$(BENCH_KMOD),\
 	CONFIG_FABTRACE_BENCH=y,bench-modules)))
 modules:
 	$(need_kvers)
+# Test-only modules (selftests/kmod), per kernel: BUILD/KVER/testmod/*.ko.
+TESTMOD_SRCS := $(wildcard $(TOP)/selftests/kmod/*.c) $(TOP)/selftests/kmod/Kbuild
+define testmod_rule
+$(BUILD)/$(1)/testmod/ft_decoy.ko: $(TESTMOD_SRCS)
+	@rm -rf $(BUILD)/$(1)/testmod && mkdir -p $(BUILD)/$(1)/testmod
+	@cp -s $(TESTMOD_SRCS) $(BUILD)/$(1)/testmod/
+	$(MAKE) -C /lib/modules/$(1)/build M=$(BUILD)/$(1)/testmod modules
+test-modules: $(BUILD)/$(1)/testmod/ft_decoy.ko
+endef
+$(foreach k,$(KVERS),$(eval $(call testmod_rule,$(k))))
+test-modules:
+	$(need_kvers)
 
 # --- userspace ------------------------------------------------------------
 user:
@@ -99,7 +111,7 @@ check: user $(BUILD)/tools/.stamp
 	$(MAKE) -C $(TOP)/user check
 	$(MAKE) -C $(TOP)/selftests host-check
 
-vm-test: all $(BUILD)/tools/.stamp
+vm-test: all test-modules $(BUILD)/tools/.stamp
 	$(need_kvers)
 	$(MAKE) -C $(TOP)/selftests all
 	$(TOP)/selftests/qemu/vm-test.sh $(KVERS)
@@ -145,7 +157,8 @@ style: $(BUILD)/tools/.stamp
 	$(BUILD)/tools/scripts/checkpatch.pl --no-tree --strict --quiet \
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG,LINUX_VERSION_CODE \
 		--codespell --codespellfile $(BUILD)/tools/codespell.txt \
-		-f $(wildcard $(TOP)/kmod/*.[ch]) $(TOP)/include/uapi/linux/fabtrace.h
+		-f $(wildcard $(TOP)/kmod/*.[ch] $(TOP)/selftests/kmod/*.c) \
+		$(TOP)/include/uapi/linux/fabtrace.h
 	@# user/: every cppcheck warning is a defect or explained in cppcheck.supp
 	cppcheck --enable=warning,portability --std=c11 --quiet --error-exitcode=1 \
 		--inline-suppr --suppress=missingIncludeSystem \

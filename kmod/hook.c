@@ -40,6 +40,7 @@ struct ft_fhook {
 	ftrace_func_t fn;
 	void (*tramp)(void);		/* hot: its direct trampoline */
 	bool rxe;			/* lives in rdma_rxe */
+	unsigned long addr;		/* rxe: where, while attached */
 	bool hot;			/* per packet or completion: unguarded */
 	bool direct;			/* attached as a direct call */
 	bool on;
@@ -76,6 +77,8 @@ struct ft_fhook {
 	    ".popsection\n")
 #define FT_SAVE1	"pushq %rdi\n"
 #define FT_RESTORE1	"popq %rdi\n"
+#define FT_SAVE2	"pushq %rdi\npushq %rsi\n"
+#define FT_RESTORE2	"popq %rsi\npopq %rdi\n"
 #define FT_SAVE3	"pushq %rdi\npushq %rsi\npushq %rdx\n"
 #define FT_RESTORE3	"popq %rdx\npopq %rsi\npopq %rdi\n"
 
@@ -95,8 +98,8 @@ struct ft_fhook {
 	"1:\n"								\
 	FT_SAVE3
 
-/* rxe_xmit_packet(qp, pkt, skb), rxe_rcv(skb) */
-FT_TRAMP(ft_tramp_xmit, ft_tap_xmit, FT_SAVE3, FT_RESTORE3);
+/* rxe_icrc_generate(skb, pkt), rxe_rcv(skb) */
+FT_TRAMP(ft_tramp_icrc, ft_tap_icrc, FT_SAVE2, FT_RESTORE2);
 FT_TRAMP(ft_tramp_rcv, ft_tap_rcv, FT_SAVE1, FT_RESTORE1);
 FT_TRAMP(ft_tramp_cqe, ft_life_cqe, FT_CQE_FILTER, FT_RESTORE3);
 
@@ -124,8 +127,8 @@ static inline int ft_direct_off(struct ftrace_ops *ops, unsigned long addr)
 static struct ft_fhook fhooks[] = {
 	{ .sym = "rdma_restrack_commit_del", .fn = ft_life_del },
 	{ .sym = "rdma_restrack_del", .fn = ft_life_del },
-	{ .sym = "rxe_xmit_packet", .fn = ft_tap_tx,
-	  .tramp = ft_tramp_xmit, .rxe = true, .hot = true },
+	{ .sym = "rxe_icrc_generate", .fn = ft_tap_tx,
+	  .tramp = ft_tramp_icrc, .rxe = true, .hot = true },
 	{ .sym = "rxe_rcv", .fn = ft_tap_rx,
 	  .tramp = ft_tramp_rcv, .rxe = true, .hot = true },
 	{ .sym = "rxe_qp_error", .fn = ft_life_qp_error, .rxe = true },
@@ -161,16 +164,47 @@ static struct kretprobe *probe_list[] = {
 static DEFINE_MUTEX(hook_lock);
 static bool rxe_on;
 
-static int fhook_filter(struct ftrace_ops *ops, const char *sym)
+/*
+ * Where @mod's function @sym is.  An ftrace filter by name would match a
+ * function of that name in any module, and hand it our taps: the module's
+ * own symbol table names rdma_rxe's alone (the walk of the kernel's
+ * "module:symbol" lookup, which modules cannot call).  @mod is live and
+ * cannot go: its going notifier waits for hook_lock.
+ */
+static unsigned long mod_sym_addr(struct module *mod, const char *sym)
 {
-	return ftrace_set_filter(ops, (unsigned char *)sym, strlen(sym), 1);
+	const struct mod_kallsyms *ks;
+	unsigned long addr = 0;
+	unsigned int i;
+
+	preempt_disable();
+	ks = rcu_dereference_sched(mod->kallsyms);
+	for (i = 1; i < ks->num_symtab; i++) {
+		const typeof(*ks->symtab) *s = &ks->symtab[i];
+
+		if (s->st_shndx != SHN_UNDEF &&
+		    !strcmp(ks->strtab + s->st_name, sym)) {
+			addr = s->st_value;
+			break;
+		}
+	}
+	preempt_enable();
+	return addr;
+}
+
+static int fhook_filter(struct ftrace_ops *ops, struct ft_fhook *h)
+{
+	if (h->rxe)
+		return ftrace_set_filter_ip(ops, h->addr, 0, 1);
+	return ftrace_set_filter(ops, (unsigned char *)h->sym,
+				 strlen(h->sym), 1);
 }
 
 static int fhook_direct(struct ft_fhook *h)
 {
 	int err;
 
-	err = fhook_filter(&h->dops, h->sym);
+	err = fhook_filter(&h->dops, h);
 	if (err)
 		return err;
 	err = ft_direct_on(&h->dops, (unsigned long)h->tramp);
@@ -193,7 +227,7 @@ static int fhook_on(struct ft_fhook *h)
 		pr_info("%s has another direct caller: hooked by callback\n",
 			h->sym);
 	}
-	err = fhook_filter(&h->ops, h->sym);
+	err = fhook_filter(&h->ops, h);
 	if (err)
 		return err;
 	h->ops.func = h->fn;
@@ -237,18 +271,25 @@ static void hooks_off(bool rxe)
 		synchronize_rcu_tasks();
 }
 
-static int hooks_on(bool rxe)
+/* The hooks of ib_core, or (@rxe_mod set) of rdma_rxe. */
+static int hooks_on(struct module *rxe_mod)
 {
+	bool rxe = rxe_mod;
 	unsigned int i;
 	int err;
 
 	for (i = 0; i < ARRAY_SIZE(fhooks); i++) {
-		if (fhooks[i].rxe != rxe)
+		struct ft_fhook *h = &fhooks[i];
+
+		if (h->rxe != rxe)
 			continue;
-		err = fhook_on(&fhooks[i]);
+		err = -ENOENT;
+		if (rxe)
+			h->addr = mod_sym_addr(rxe_mod, h->sym);
+		if (!rxe || h->addr)
+			err = fhook_on(h);
 		if (err) {
-			if (err != -EINVAL || !rxe)
-				pr_err("cannot hook %s: %d\n", fhooks[i].sym, err);
+			pr_err("cannot hook %s: %d\n", h->sym, err);
 			hooks_off(rxe);
 			return err;
 		}
@@ -256,13 +297,36 @@ static int hooks_on(bool rxe)
 	return 0;
 }
 
-/* Attach to rdma_rxe if it is loaded; harmless if already attached. */
-static void rxe_attach(void)
+/* Attach to @mod, rdma_rxe, live; harmless if already attached. */
+static void rxe_attach(struct module *mod)
 {
-	mutex_lock(&hook_lock);
-	if (!rxe_on && !hooks_on(true)) {
+	if (!rxe_on && !hooks_on(mod)) {
 		rxe_on = true;
 		pr_info("soft-RoCE data path attached\n");
+	}
+}
+
+/*
+ * At load: attach if rdma_rxe is live.  A module still coming has its
+ * ftrace records disabled (a direct call set on one would never be
+ * patched in, and unregistering it later would kill ftrace): its live
+ * notifier, already registered, attaches then.  Under hook_lock, a module
+ * seen live stays (its going notifier waits for the lock).  The module
+ * kobject, in module_kset (our own kobject's kset), appears after the
+ * records are enabled.
+ */
+static void rxe_attach_loaded(void)
+{
+	struct kobject *kobj;
+	struct module *mod;
+
+	mutex_lock(&hook_lock);
+	kobj = kset_find_obj(THIS_MODULE->mkobj.kobj.kset, "rdma_rxe");
+	if (kobj) {
+		mod = container_of(kobj, struct module_kobject, kobj)->mod;
+		if (mod && READ_ONCE(mod->state) == MODULE_STATE_LIVE)
+			rxe_attach(mod);
+		kobject_put(kobj);
 	}
 	mutex_unlock(&hook_lock);
 }
@@ -296,10 +360,13 @@ static int module_event(struct notifier_block *nb, unsigned long state,
 	 * "rdma link add" once the module has loaded); going comes after the
 	 * last one is gone.
 	 */
-	if (state == MODULE_STATE_LIVE)
-		rxe_attach();
-	else if (state == MODULE_STATE_GOING)
+	if (state == MODULE_STATE_LIVE) {
+		mutex_lock(&hook_lock);
+		rxe_attach(mod);
+		mutex_unlock(&hook_lock);
+	} else if (state == MODULE_STATE_GOING) {
 		rxe_detach();
+	}
 	return NOTIFY_DONE;
 }
 
@@ -335,14 +402,14 @@ int ft_hook_init(void)
 		pr_err("cannot probe ib_modify_qp and rdma_restrack_add: %d\n", err);
 		return err;
 	}
-	err = hooks_on(false);
+	err = hooks_on(NULL);
 	if (err)
 		goto err_unregister_kretprobes;
 	err = register_module_notifier(&module_nb);
 	if (err)
 		goto err_hooks_off;
 	/* rdma_rxe may already be loaded; if not, module_event() attaches */
-	rxe_attach();
+	rxe_attach_loaded();
 	return 0;
 
 err_hooks_off:

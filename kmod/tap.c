@@ -110,12 +110,20 @@ out:
 	rcu_read_unlock_sched_notrace();
 }
 
-/* rxe_xmit_packet(qp, pkt, skb): skb->data is the IP header. */
-void notrace ft_tap_xmit(const struct ib_qp *ibqp, const void *pkt,
-			 const struct sk_buff *skb)
+/*
+ * rxe_icrc_generate(skb, pkt), which rxe_xmit_packet() calls, and nothing
+ * else does, once its QP-state check has passed: a packet of a QP not
+ * ready to send is dropped before it and never counted.  skb->data is the
+ * IP header; @pkt is rxe's packet info, whose first two members point to
+ * the rxe device, which begins with its struct ib_device, and to the QP,
+ * which begins with its struct ib_qp.  The device is looked up first: the
+ * QP is read only once the device is one of ours.
+ */
+void notrace ft_tap_icrc(const struct sk_buff *skb, const void *pkt)
 {
-	/* struct rxe_qp begins with its struct ib_qp */
-	tap(ibqp->device, ibqp, skb, 0, FT_TX);
+	const void * const *p = pkt;
+
+	tap(p[0], p[1], skb, 0, FT_TX);
 }
 
 /*
@@ -135,8 +143,8 @@ void notrace ft_tap_rcv(const struct sk_buff *skb)
 void notrace ft_tap_tx(unsigned long ip, unsigned long parent_ip,
 		       struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	ft_tap_xmit((const struct ib_qp *)ft_arg(fregs, 0), NULL,
-		    (const struct sk_buff *)ft_arg(fregs, 2));
+	ft_tap_icrc((const struct sk_buff *)ft_arg(fregs, 0),
+		    (const void *)ft_arg(fregs, 1));
 }
 
 void notrace ft_tap_rx(unsigned long ip, unsigned long parent_ip,

@@ -8,9 +8,8 @@
 struct ib_qp;
 struct sk_buff;
 
-/* The taps, with the arguments of rxe_xmit_packet() and rxe_rcv(). */
-void ft_tap_xmit(const struct ib_qp *ibqp, const void *pkt,
-		 const struct sk_buff *skb);
+/* The taps, with the arguments of rxe_icrc_generate() and rxe_rcv(). */
+void ft_tap_icrc(const struct sk_buff *skb, const void *pkt);
 void ft_tap_rcv(const struct sk_buff *skb);
 
 /* The same, as ftrace callbacks. */

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # fabtrace.ko loads and unloads cleanly, before and after an rxe device exists;
-# its hot hooks are direct calls, or ftrace callbacks with direct=0.
+# its hot hooks are direct calls, or ftrace callbacks with direct=0; it hooks
+# rdma_rxe's functions, not another module's of the same names.
 # timeout=180
 set -euo pipefail
 . "$(dirname "$(readlink -f "$0")")/lib.sh"
@@ -13,7 +14,7 @@ loaded() { [ "$(cat /sys/module/fabtrace/initstate 2>/dev/null)" = live ]; }
 unloaded() { [ ! -e /sys/module/fabtrace ]; }
 
 # ftrace's own listing of the hooked functions is the oracle (ft_hooked).
-HOT="rxe_xmit_packet:ft_tramp_xmit:ft_tap_tx rxe_rcv:ft_tramp_rcv:ft_tap_rx
+HOT="rxe_icrc_generate:ft_tramp_icrc:ft_tap_tx rxe_rcv:ft_tramp_rcv:ft_tap_rx
 	rxe_cq_post:ft_tramp_cqe:ft_life_cq_post"
 hot_hooks() {
 	local h fn tramp cb out bad=0
@@ -36,7 +37,20 @@ modprobe -r fabtrace 2>/dev/null || true
 rxe_down self
 modprobe -r -a rdma_ucm rdma_rxe rdma_cm iw_cm ib_cm ib_uverbs 2>/dev/null || true
 
-ktap_plan 12
+# ft_decoy (selftests/kmod) has functions named like every rdma_rxe
+# function fabtrace hooks; loaded first, none of them may be hooked.
+DECOY=${FT_BUILD:-}/$(uname -r)/testmod/ft_decoy.ko
+rmmod ft_decoy 2>/dev/null || true
+decoy=
+if [ -r "$DECOY" ] && insmod "$DECOY"; then
+	decoy=1
+fi
+decoy_untouched() {
+	grep -q '^rxe_rcv \[rdma_rxe\]' /sys/kernel/tracing/enabled_functions &&
+		! grep '\[ft_decoy\]' /sys/kernel/tracing/enabled_functions | sed 's/^/# hooked: /'
+}
+
+ktap_plan 13
 ktap_result "modprobe fabtrace with no RDMA device" modprobe fabtrace
 ktap_result "fabtrace is live" loaded
 # make bench's timers (and their fake events) are built into its own module
@@ -46,7 +60,14 @@ no_bench() {
 }
 ktap_result "the module has no test-only debugfs files" no_bench
 ktap_result "rxe0 added while fabtrace is loaded" rxe_up self
-ktap_result "rxe_xmit_packet, rxe_rcv, rxe_cq_post call fabtrace directly" hot_hooks direct
+ktap_result "rxe_icrc_generate, rxe_rcv, rxe_cq_post call fabtrace directly" hot_hooks direct
+if [ -n "$decoy" ]; then
+	ktap_result "ft_decoy's functions named like rdma_rxe's are not hooked" decoy_untouched
+	rmmod ft_decoy
+else
+	ktap_skip "ft_decoy's functions named like rdma_rxe's are not hooked" \
+		"no $DECOY to insmod (make test-modules builds it)"
+fi
 # rmmod, not modprobe -r: the latter also tries to remove ib_core, which
 # rdma_rxe still uses, and reports that as a failure.
 ktap_result "rmmod fabtrace with rxe0 present" rmmod fabtrace

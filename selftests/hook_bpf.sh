@@ -48,7 +48,7 @@ rcv_shared() {
 	grep -q '^rxe_rcv .*(2)' <<<"$out" && grep -q 'direct-->bpf_trampoline' <<<"$out"
 }
 others_direct() {
-	ft_hooked rxe_xmit_packet | grep -q 'direct-->ft_tramp_xmit+' &&
+	ft_hooked rxe_icrc_generate | grep -q 'direct-->ft_tramp_icrc+' &&
 		ft_hooked rxe_cq_post | grep -q 'direct-->ft_tramp_cqe+'
 }
 # dev_pkts DIR: node A's fabtrace device total of DIR packets
@@ -74,7 +74,7 @@ ktap_assert "modprobe fabtrace with the BPF program on rxe_rcv" modprobe fabtrac
 ktap_result "fabtrace logged: $FALLBACK" \
 	test "$(dmesg | grep -c "$FALLBACK" || true)" -gt "$seen0"
 ktap_result "rxe_rcv: two hooks now, beside the BPF trampoline" rcv_shared
-ktap_result "rxe_xmit_packet and rxe_cq_post still call fabtrace directly" others_direct
+ktap_result "rxe_icrc_generate and rxe_cq_post still call fabtrace directly" others_direct
 
 tx0=$(dev_pkts tx) rx0=$(dev_pkts rx)
 sent0=$(rxe_stat sent_pkts) rcvd0=$(rxe_stat rcvd_pkts)

@@ -243,7 +243,7 @@ run_test() {
 
 	install_kernel
 	k=$(kver)
-	make -C "$REPO" -s all KVER="$k" BUILD="$BUILD"
+	make -C "$REPO" -s all test-modules KVER="$k" BUILD="$BUILD"
 	make -C "$REPO" -s "$BUILD/tools/.stamp" BUILD="$BUILD"
 	export FT_VM_TIMEOUT=${FT_VM_TIMEOUT:-5400}
 	export FT_VM_BOOT_TIMEOUT=${FT_VM_BOOT_TIMEOUT:-600}
