@@ -44,8 +44,9 @@ FT_VM_QEMU_ARGS=${FT_VM_QEMU_ARGS:-}
 FTVM_CMDLINE="console=ttyS0 loglevel=5 printk.time=1 panic=-1 no_timer_check tsc=reliable"
 # Extra kernel command line for both nodes (e.g. "mitigations=off").
 FT_VM_APPEND=${FT_VM_APPEND:-}
-# Seconds for one kernel: boot + every test + power-off.
-FT_VM_TIMEOUT=${FT_VM_TIMEOUT:-1800}
+# Seconds for one kernel: boot + every test + power-off (the suite takes
+# ~33 min under TCG on 2 cores).
+FT_VM_TIMEOUT=${FT_VM_TIMEOUT:-3000}
 # Seconds from QEMU start until node A starts CMD.  ~10 s on an idle host,
 # but a 2-core machine shared with other TCG guests was seen at 80 s.
 FT_VM_BOOT_TIMEOUT=${FT_VM_BOOT_TIMEOUT:-300}
