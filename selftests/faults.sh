@@ -1,13 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Faults under traffic: reload cycles, QPs destroyed during dumps, discovery under memory pressure, rxe0 deleted mid-dump.
-# timeout=420
+# timeout=720
 #
-# NOT YET IN TEST_PROGS: on 6.12 every part passed but one check (reload
-# under full-speed traffic took 212 s; the delete part timed out), and the
-# version here, with traffic niced and rate-limited, has not run yet.
-#
-# Node A holds 2,000 QPs (ft_qps --no-connect --hold) on rxe0 throughout,
+# Node A holds 1,000 QPs (ft_qps --no-connect --hold) on rxe0 throughout,
 # so every load walks them and every dump is long.  Four parts:
 #  reload    20 x (rmmod; modprobe) while ib_write_bw A -> B runs: each
 #            cycle ends with the module live and answering, perftest exits 0
@@ -17,7 +13,8 @@
 #            and kmalloc totals are back to the baseline; kmemleak (debug
 #            kernel) finds nothing.  (rmmod, not modprobe -r: the latter
 #            also tries to remove ib_core, which rdma_rxe still uses.)
-#  churn     another process creates and destroys QPs while dumps run with a
+#  churn     (this and pressure in the rest of the reload part's perftest run)
+#            another process creates and destroys QPs while dumps run with a
 #            16 KiB receive buffer, from the CLI and from a raw netlink
 #            socket: a dump holding an entry twice (dev, qpn, create_time
 #            within the CLI's 50 ms) is flagged NLM_F_DUMP_INTR (raw) or
@@ -41,12 +38,14 @@ require_module fabtrace
 require_progs
 require_cmd fabtrace rdma ib_write_bw python3
 FTQPS=$FT_PROGS/ft_qps
-NQPS=2000
+NQPS=1000
 CYCLES=20
 SIZE=65536
 # -u 20: a 4 s ACK timeout, so a TCG node starved for a moment resends
 # rather than failing (rxe_wire.sh); -D: a run of fixed duration.
-BW_ARGS="-d rxe0 -x 1 -s $SIZE -u 20 -F --rate_limit=16 --rate_units=M --rate_limit_type=SW"
+# 4 Mb/s: traffic throughout, without starving the node (perftest's -e,
+# which would sleep on completions instead of polling, has no write test)
+BW_ARGS="-d rxe0 -x 1 -s $SIZE -u 20 -F --rate_limit=4 --rate_units=M --rate_limit_type=SW"
 KMEMLEAK=/sys/kernel/debug/kmemleak
 PY=$OR_PY3
 
@@ -299,14 +298,32 @@ kmalloc_bytes() {
 }
 
 # ---- perftest A -> B -------------------------------------------------------
-# bw_start SECS NAME: server on B, client on A, both for SECS seconds
+# bw_start SECS NAME [GRACE]: server on B, client on A, both for SECS
+# seconds, each killed GRACE seconds (default 120) after that
 bw_start() {
-	peer -t $(($1 + 120)) "ib_write_bw $BW_ARGS -D $1" >"$T/$2.srv" 2>&1 &
+	local lim=$(($1 + ${3:-120}))
+
+	peer -t "$lim" "ib_write_bw $BW_ARGS -D $1" >"$T/$2.srv" 2>&1 &
 	srv=$!
 	wait_for 60 perftest_listening || { cat "$T/$2.srv"; return 1; }
 	# shellcheck disable=SC2086 # BW_ARGS is a list of words
-	timeout $(($1 + 120)) nice -n 19 ib_write_bw $BW_ARGS -D "$1" "$FT_PEER_IP" >"$T/$2.cli" 2>&1 &
+	timeout "$lim" nice -n 19 ib_write_bw $BW_ARGS -D "$1" "$FT_PEER_IP" >"$T/$2.cli" 2>&1 &
 	cli=$!
+}
+# bw_ended NAME: the client exited, whatever its status, before its time
+# limit (124 is timeout's: still running when killed); the server is given
+# 15 s more, then stopped (a server whose client failed waits forever)
+bw_ended() {
+	local crc=0 src=0
+
+	wait "$cli" || crc=$?
+	srv_gone() { ! kill -0 "$srv" 2>/dev/null; }
+	wait_for 15 srv_gone || kill "$srv" 2>/dev/null || true
+	wait "$srv" || src=$?
+	cli='' srv=''
+	sed 's/^/# A: /' "$T/$1.cli" | grep -v '^# A: *$' | tail -n 4
+	log "ib_write_bw ($1): client exit $crc, server exit $src"
+	[ "$crc" != 124 ]
 }
 # bw_wait NAME: both ends' exit status; BW_BYTES = what the client reports
 bw_wait() {
@@ -325,10 +342,12 @@ bw_wait() {
 # rxe counters of both nodes: "A_sent A_rcvd B_sent B_rcvd"
 rxe4() { echo "$(rxe_stat sent_pkts) $(rxe_stat rcvd_pkts) $(peer_lib rxe_stat sent_pkts) $(peer_lib rxe_stat rcvd_pkts)"; }
 
-ktap_plan 28
+ktap_plan 29
 ktap_assert "rxe0 up on both nodes" rxe_up both
 ktap_assert "fabtrace loaded on A with defaults" _or_reload_self
-"$FTQPS" --no-connect -n "$NQPS" --iters 0 --hold --summary --timeout-s 450 \
+# held until the delete part stops it; the timeout is a guard, longer than
+# the test (an expiry frees 1,000 QPs under whatever part runs then)
+"$FTQPS" --no-connect -n "$NQPS" --iters 0 --hold --summary --timeout-s 1200 \
 	</dev/null >"$T/held.json" 2>"$T/held.err" &
 held=$!
 wait_for 120 grep -q '^{.*}$' "$T/held.json" ||
@@ -342,15 +361,23 @@ ktap_assert "fabtrace is live" loaded
 sl=$(readlink -f /sys/kernel/slab/ft_qp)
 if [ "${sl##*/}" = ft_qp ]; then merged=''; else merged=" (merged into ${sl##*/})"; fi
 log "ft_qp's cache: $sl$merged, entry_size $(stat_of entry_size); in /proc/slabinfo: $(grep -c '^ft_qp ' /proc/slabinfo || true) line"
-# two cycles with no traffic, to size perftest's run
-rmmod fabtrace && modprobe fabtrace
+# Two cycles under a short perftest run size the long one: a cycle under a
+# busy-polling perftest took 3.6x (6.1) to 4.7x (6.12) an idle one (each
+# ftrace_ops unregistered waits for an RCU-tasks grace period, which a
+# task that never sleeps holds up).  The churn and pressure parts below
+# run in the rest of the long run.
+bw_start 40 calib || fail_all "ib_write_bw server on B not listening"
+s0=$(rxe_stat sent_pkts)
+wait_for 30 sent_gt $((s0 + 100)) || log "calibration traffic did not start within 30 s"
 tc0=$(now)
 rmmod fabtrace && modprobe fabtrace
+rmmod fabtrace && modprobe fabtrace
 tc1=$(now)
+bw_wait calib || log "the calibration run of ib_write_bw failed"
 rmmod fabtrace
-cyc=$("$PY" -c "print(max(1.0, $tc1 - $tc0))")
-dur=$("$PY" -c "print(int(15 + 1.6 * $CYCLES * $cyc))")
-log "one idle cycle: $("$PY" -c "print('%.2f' % ($tc1 - $tc0))") s; ib_write_bw runs $dur s"
+cyc=$("$PY" -c "print(max(1.0, ($tc1 - $tc0) / 2))")
+dur=$("$PY" -c "print(min(330, int(30 + 1.5 * $CYCLES * $cyc)))")
+log "one cycle under traffic: $("$PY" -c "print('%.2f' % $cyc)") s; ib_write_bw runs $dur s"
 or_quiesce 30 >/dev/null || true
 slab0=$(slab_objs "$sl") km0=$(kmalloc_bytes)
 log "baseline, fabtrace unloaded: $sl objects $slab0, kmalloc $km0 bytes"
@@ -376,6 +403,89 @@ log "cycles done $done in $((SECONDS - t0)) s; live and answering after $live_ok
 ktap_result "reload: $CYCLES rmmod/modprobe cycles under traffic, each live and answering" \
 	test "$done" = "$CYCLES" -a "$live_ok" = "$CYCLES"
 ktap_result "reload: ib_write_bw ran through every cycle ($bw_alive of $CYCLES)" test "$bw_alive" = "$CYCLES"
+# ---- churn: QPs destroyed and created while dumps run ---------------------
+# (while the reload part's ib_write_bw finishes its run)
+tch=$SECONDS
+rm -f "$T/stop"
+( n=0
+  while [ ! -e "$T/stop" ]; do
+	"$FTQPS" --no-connect -n 20 --iters 0 --destroy-after 0 --summary --timeout-s 30 \
+		</dev/null >/dev/null 2>>"$T/churn.err" || echo "exit $?" >>"$T/churn.err"
+	sleep 0.3	# some dumps then run clean, some are interrupted
+	n=$((n + 1))
+	echo "$n" >"$T/churn.n"
+  done ) &
+churn=$!
+g0=$(stat_of generation)
+ft_py cli 12 "$T/stop" --rcvbuf 16384 -j qp show >"$T/cli.jl"
+ft_py cli 12 "$T/stop" --rcvbuf 16384 -j qp show sort qpn >"$T/clisort.jl"
+ft_py raw 12 16384 >"$T/raw.jl"
+touch "$T/stop"
+wait "$churn" || true
+churn=''
+g1=$(stat_of generation)
+nchurn=$(cat "$T/churn.n" 2>/dev/null || echo 0)
+log "churner: $nchurn runs of 20 QPs created and destroyed; generation $g0 -> $g1; $(sort "$T/churn.err" | uniq -c | head -n 3 | tr '\n' ' ')"
+ft_py summary "$T/cli.jl" cli >"$T/cli.sum"
+ft_py summary "$T/clisort.jl" cli >"$T/clisort.sum"
+ft_py summary "$T/raw.jl" raw >"$T/raw.sum"
+log "CLI streamed: $(cat "$T/cli.sum")"
+log "CLI sort qpn: $(cat "$T/clisort.sum")"
+log "raw netlink:  $(cat "$T/raw.sum")"
+ktap_result "churn: QPs were created and destroyed meanwhile ($nchurn runs of 20)" test "$nchurn" -ge 5
+ktap_result "churn: every CLI dump exited 0 with valid JSON ($(sum_of "$T/cli.sum" ok) + $(sum_of "$T/clisort.sum" ok) dumps)" \
+	test "$(sum_of "$T/cli.sum" bad)" = 0 -a "$(sum_of "$T/clisort.sum" bad)" = 0 \
+	-a "$(sum_of "$T/cli.sum" clean_err)" = 0 -a "$(sum_of "$T/clisort.sum" clean_err)" = 0 \
+	-a "$(sum_of "$T/cli.sum" dumps)" -ge 2 -a "$(sum_of "$T/clisort.sum" dumps)" -ge 2
+ktap_result "churn: CLI (streamed) never prints an entry twice without \"dump was interrupted\" ($(sum_of "$T/cli.sum" dup_no_intr) dumps did)" \
+	test "$(sum_of "$T/cli.sum" dup_no_intr)" = 0
+ktap_result "churn: CLI (sort qpn) never prints an entry twice without \"dump was interrupted\" ($(sum_of "$T/clisort.sum" dup_no_intr) dumps did)" \
+	test "$(sum_of "$T/clisort.sum" dup_no_intr)" = 0
+ktap_result "churn: raw dumps ($(sum_of "$T/raw.sum" dumps), $(sum_of "$T/raw.sum" intr) flagged NLM_F_DUMP_INTR) all ended, none with an entry twice and no flag" \
+	test "$(sum_of "$T/raw.sum" errors)" = 0 -a "$(sum_of "$T/raw.sum" dup_no_intr)" = 0 \
+	-a "$(sum_of "$T/raw.sum" dumps)" -ge 2
+log "churn part: $((SECONDS - tch)) s"
+
+# ---- pressure: discovery of 1,000 QPs with memory nearly gone -------------
+# (still in the reload part's perftest run)
+tpr=$SECONDS
+rmmod fabtrace
+sync
+echo 3 >/proc/sys/vm/drop_caches
+nq=$(rdma_qps)
+ft_py hog 80 >"$T/hog.out" 2>&1 &
+hog=$!
+wait_for 120 grep -q '^hog' "$T/hog.out" || log "the hog is not in place: $(cat "$T/hog.out")"
+ft_py churn 48 "$T/churn.rounds" >"$T/churn.out" 2>&1 &
+churn=$!
+sleep 1
+mem0=$(awk '/^(MemFree|MemAvailable):/ { printf "%s %d MiB  ", $1, $2 / 1024 }' /proc/meminfo)
+rc=0
+tl0=$(now)
+modprobe fabtrace 2>"$T/modprobe.err" || rc=$?
+tl1=$(now)
+mem1=$(awk '/^(MemFree|MemAvailable):/ { printf "%s %d MiB  ", $1, $2 / 1024 }' /proc/meminfo)
+kill "$churn" "$hog" 2>/dev/null || true
+wait "$churn" "$hog" 2>/dev/null || true
+churn='' hog=''
+log "$(cat "$T/hog.out"); churner: $(cat "$T/churn.rounds" 2>/dev/null || echo '<10') rounds of 48 MiB"
+log "before modprobe: $mem0; after: $mem1"
+log "modprobe fabtrace under pressure: exit $rc in $("$PY" -c "print('%.2f' % ($tl1 - $tl0))") s $(cat "$T/modprobe.err")"
+if [ "$rc" = 0 ]; then
+	ktap_ok "pressure: modprobe fabtrace with $nq QPs on rxe0 succeeded"
+	live=$(ft_live) af=$(stat_of alloc_fail) ov=$(stat_of overflow)
+	log "pressure: rdma lists $nq QPs; fabtrace: $live live entries, alloc_fail $af, overflow $ov"
+	ktap_result "pressure: every QP is a live entry or counted in alloc_fail ($live + $af == $nq)" \
+		test $((live + af)) -eq "$nq" -a "$ov" -eq 0
+else
+	ktap_result "pressure: modprobe failed cleanly (exit $rc, nothing left loaded)" \
+		test ! -e /sys/module/fabtrace
+	ktap_skip "pressure: every QP is a live entry or counted in alloc_fail" "the load failed"
+	modprobe fabtrace
+fi
+log "pressure part: $((SECONDS - tpr)) s"
+
+# ---- reload, continued: its traffic, and the module's memory --------------
 ktap_result "reload: ib_write_bw A -> B exited 0 on both nodes and reported its bytes" bw_wait reload
 or_quiesce 30 >/dev/null || true
 read -r as0 ar0 bs0 br0 <<<"$c0"
@@ -422,94 +532,17 @@ fi
 modprobe fabtrace
 log "reload part: $((SECONDS - t0)) s"
 
-# ---- churn: QPs destroyed and created while dumps run ---------------------
-t0=$SECONDS
-rm -f "$T/stop"
-( n=0
-  while [ ! -e "$T/stop" ]; do
-	"$FTQPS" --no-connect -n 20 --iters 0 --destroy-after 0 --summary --timeout-s 30 \
-		</dev/null >/dev/null 2>>"$T/churn.err" || echo "exit $?" >>"$T/churn.err"
-	sleep 0.3	# some dumps then run clean, some are interrupted
-	n=$((n + 1))
-	echo "$n" >"$T/churn.n"
-  done ) &
-churn=$!
-g0=$(stat_of generation)
-ft_py cli 12 "$T/stop" --rcvbuf 16384 -j qp show >"$T/cli.jl"
-ft_py cli 12 "$T/stop" --rcvbuf 16384 -j qp show sort qpn >"$T/clisort.jl"
-ft_py raw 12 16384 >"$T/raw.jl"
-touch "$T/stop"
-wait "$churn" || true
-churn=''
-g1=$(stat_of generation)
-nchurn=$(cat "$T/churn.n" 2>/dev/null || echo 0)
-log "churner: $nchurn runs of 20 QPs created and destroyed; generation $g0 -> $g1; $(sort "$T/churn.err" | uniq -c | head -n 3 | tr '\n' ' ')"
-ft_py summary "$T/cli.jl" cli >"$T/cli.sum"
-ft_py summary "$T/clisort.jl" cli >"$T/clisort.sum"
-ft_py summary "$T/raw.jl" raw >"$T/raw.sum"
-log "CLI streamed: $(cat "$T/cli.sum")"
-log "CLI sort qpn: $(cat "$T/clisort.sum")"
-log "raw netlink:  $(cat "$T/raw.sum")"
-ktap_result "churn: QPs were created and destroyed meanwhile ($nchurn runs of 20)" test "$nchurn" -ge 5
-ktap_result "churn: every CLI dump exited 0 with valid JSON ($(sum_of "$T/cli.sum" ok) + $(sum_of "$T/clisort.sum" ok) dumps)" \
-	test "$(sum_of "$T/cli.sum" bad)" = 0 -a "$(sum_of "$T/clisort.sum" bad)" = 0 \
-	-a "$(sum_of "$T/cli.sum" clean_err)" = 0 -a "$(sum_of "$T/clisort.sum" clean_err)" = 0 \
-	-a "$(sum_of "$T/cli.sum" dumps)" -ge 2 -a "$(sum_of "$T/clisort.sum" dumps)" -ge 2
-ktap_result "churn: CLI (streamed) never prints an entry twice without \"dump was interrupted\" ($(sum_of "$T/cli.sum" dup_no_intr) dumps did)" \
-	test "$(sum_of "$T/cli.sum" dup_no_intr)" = 0
-ktap_result "churn: CLI (sort qpn) never prints an entry twice without \"dump was interrupted\" ($(sum_of "$T/clisort.sum" dup_no_intr) dumps did)" \
-	test "$(sum_of "$T/clisort.sum" dup_no_intr)" = 0
-ktap_result "churn: raw dumps ($(sum_of "$T/raw.sum" dumps), $(sum_of "$T/raw.sum" intr) flagged NLM_F_DUMP_INTR) all ended, none with an entry twice and no flag" \
-	test "$(sum_of "$T/raw.sum" errors)" = 0 -a "$(sum_of "$T/raw.sum" dup_no_intr)" = 0 \
-	-a "$(sum_of "$T/raw.sum" dumps)" -ge 2
-log "churn part: $((SECONDS - t0)) s"
-
-# ---- pressure: discovery of 2,000 QPs with memory nearly gone -------------
-t0=$SECONDS
-rmmod fabtrace
-sync
-echo 3 >/proc/sys/vm/drop_caches
-nq=$(rdma_qps)
-ft_py hog 80 >"$T/hog.out" 2>&1 &
-hog=$!
-wait_for 120 grep -q '^hog' "$T/hog.out" || log "the hog is not in place: $(cat "$T/hog.out")"
-ft_py churn 48 "$T/churn.rounds" >"$T/churn.out" 2>&1 &
-churn=$!
-sleep 1
-mem0=$(awk '/^(MemFree|MemAvailable):/ { printf "%s %d MiB  ", $1, $2 / 1024 }' /proc/meminfo)
-rc=0
-tl0=$(now)
-modprobe fabtrace 2>"$T/modprobe.err" || rc=$?
-tl1=$(now)
-mem1=$(awk '/^(MemFree|MemAvailable):/ { printf "%s %d MiB  ", $1, $2 / 1024 }' /proc/meminfo)
-kill "$churn" "$hog" 2>/dev/null || true
-wait "$churn" "$hog" 2>/dev/null || true
-churn='' hog=''
-log "$(cat "$T/hog.out"); churner: $(cat "$T/churn.rounds" 2>/dev/null || echo '<10') rounds of 48 MiB"
-log "before modprobe: $mem0; after: $mem1"
-log "modprobe fabtrace under pressure: exit $rc in $("$PY" -c "print('%.2f' % ($tl1 - $tl0))") s $(cat "$T/modprobe.err")"
-if [ "$rc" = 0 ]; then
-	ktap_ok "pressure: modprobe fabtrace with $nq QPs on rxe0 succeeded"
-	live=$(ft_live) af=$(stat_of alloc_fail) ov=$(stat_of overflow)
-	log "pressure: rdma lists $nq QPs; fabtrace: $live live entries, alloc_fail $af, overflow $ov"
-	ktap_result "pressure: every QP is a live entry or counted in alloc_fail ($live + $af == $nq)" \
-		test $((live + af)) -eq "$nq" -a "$ov" -eq 0
-else
-	ktap_result "pressure: modprobe failed cleanly (exit $rc, nothing left loaded)" \
-		test ! -e /sys/module/fabtrace
-	ktap_skip "pressure: every QP is a live entry or counted in alloc_fail" "the load failed"
-	modprobe fabtrace
-fi
-log "pressure part: $((SECONDS - t0)) s"
-
 # ---- delete: rdma link delete rxe0 under traffic and dumps ----------------
 t0=$SECONDS
 rm -f "$T/stop"
-bw_start 20 delete || fail_all "ib_write_bw server on B not listening"
 b_r0=$(peer_lib rxe_stat rcvd_pkts)
+bw_start 30 delete 30 || fail_all "ib_write_bw server on B not listening"
+# the client is niced and the node busy: delete only once traffic flows
+s0=$(rxe_stat sent_pkts)
+wait_for 60 sent_gt $((s0 + 200)) || log "traffic did not start within 60 s"
 ft_py cli 120 "$T/stop" -j qp show >"$T/del.jl" &
 dumps=$!
-sleep 4
+sleep 2
 log "before the delete: fabtrace $(fabtrace dev show rxe0 | head -n 1)"
 td0=$(now)
 # The RDMA core removes fabtrace's client first (the newest), then waits
@@ -529,9 +562,12 @@ touch "$T/stop"
 wait "$dumps" || true
 log "rdma link delete rxe0: exit $drc after $("$PY" -c "print('%.1f' % ($td1 - $td0))") s $(cat "$T/del.err")"
 ktap_result "delete: rdma link delete rxe0 under traffic and dumps exited 0" test "$drc" = 0
-ktap_result "delete: ib_write_bw A -> B finished on both nodes and reported its bytes" bw_wait delete
+# its device went away under it: any exit status, but no hang
+ktap_result "delete: ib_write_bw on A ended within 30 s of its run" bw_ended delete
 b_r1=$(peer_lib rxe_stat rcvd_pkts)
-log "B received $((b_r1 - b_r0)) packets; perftest's payload $((BW_BYTES / 1024))"
+log "B received $((b_r1 - b_r0)) packets during the delete part"
+ktap_result "delete: the delete ran under traffic (B received $((b_r1 - b_r0)) packets)" \
+	test $((b_r1 - b_r0)) -gt 200
 ft_py summary "$T/del.jl" cli "$td0" >"$T/del.sum"
 log "dumps: $(cat "$T/del.sum")"
 ktap_result "delete: every dump exited 0 with valid JSON or 1 with a message ($(sum_of "$T/del.sum" dumps) dumps, $(sum_of "$T/del.sum" across) across the delete)" \
