@@ -86,41 +86,34 @@ static bool before(const struct qp_key *a, const struct qp_key *k)
 	       (a->dev_index == k->dev_index && a->qpn < k->qpn);
 }
 
-/* The key of element @i of an array, whatever the array holds. */
-typedef struct qp_key (*key_at_fn)(const void *v, size_t i);
-
-static struct qp_key key_of_recs(const void *v, size_t i)
-{
-	return qp_key_of(((struct ft_qp_rec *const *)v)[i]);
-}
-
 /*
  * Binary search on device and QP number, then a look at the few entries
  * that share them (destroyed ones retained next to the live one).
  */
-static long find(const void *v, size_t n, const struct qp_key *k, key_at_fn at)
+const struct ft_qp_rec *qp_rec_find(struct ft_qp_rec *const *v, size_t n,
+				    const struct ft_qp_rec *r)
 {
-	size_t lo = 0, hi = n, i;
+	struct qp_key k = qp_key_of(r), e;
+	const struct ft_qp_rec *best = NULL;
 	uint64_t gap, best_gap = 0;
-	struct qp_key e;
-	long best = -1;
+	size_t lo = 0, hi = n, i;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		e = at(v, mid);
-		if (before(&e, k))
+		e = qp_key_of(v[mid]);
+		if (before(&e, &k))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	for (i = lo; i < n; i++) {
-		e = at(v, i);
-		if (e.dev_index != k->dev_index || e.qpn != k->qpn)
+		e = qp_key_of(v[i]);
+		if (e.dev_index != k.dev_index || e.qpn != k.qpn)
 			break;
-		gap = ctime_gap(e.create_time, k->create_time);
-		if (gap <= FT_CTIME_SLACK_NS && (best < 0 || gap < best_gap)) {
-			best = (long)i;
+		gap = ctime_gap(e.create_time, k.create_time);
+		if (gap <= FT_CTIME_SLACK_NS && (!best || gap < best_gap)) {
+			best = v[i];
 			best_gap = gap;
 		}
 	}
@@ -176,15 +169,6 @@ void qp_keyset_free(struct qp_keyset *s)
 {
 	free(s->slot);
 	*s = (struct qp_keyset){ 0 };
-}
-
-const struct ft_qp_rec *qp_rec_find(struct ft_qp_rec *const *v, size_t n,
-				    const struct ft_qp_rec *r)
-{
-	struct qp_key k = qp_key_of(r);
-	long i = find(v, n, &k, key_of_recs);
-
-	return i < 0 ? NULL : v[i];
 }
 
 uint64_t qp_sort_value(const struct ft_qp_rec *r, enum qp_sort key)
