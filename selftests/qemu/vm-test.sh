@@ -99,7 +99,7 @@ run_kernel() {
 	# shellcheck disable=SC2034
 	[ "$parallel" = 0 ] || FTVM_PREFIX="[${kver%%-*}] "
 	mkdir -p "$BUILD/vm/$kver"
-	rm -f "$BUILD/vm/$kver/summary"
+	rm -f "$BUILD/vm/$kver/summary" "$BUILD/vm/$kver/failures"
 	ftvm_run "$kver" "$FT_REPO/selftests/run_tests.sh" || rc=1
 	tap=$FTVM_OUT/results.tap
 	if [ -s "$FTVM_VM/kernel-issues.txt" ]; then
@@ -116,6 +116,13 @@ run_kernel() {
 		echo "wall=$FTVM_WALL boot_a=$FTVM_BOOT_A boot_b=$FTVM_BOOT_B ready=$FTVM_READY"
 		printf 'why=%q\n' "${FTVM_WHY%; }"
 	} >"$FTVM_VM/summary"
+	# What failed and why, in the lines a CI log shows: its tail.
+	: >"$FTVM_VM/failures"
+	for t in $(sed -n 's/^not ok [0-9]* selftests: [^:]*: \([^ ]*\).*/\1/p' "$tap" 2>/dev/null); do
+		echo "  $kver: $t:"
+		grep -B1 -E '^not ok' "$FTVM_OUT/logs/$t.log" 2>/dev/null | grep -v '^--$' |
+			head -n 12 | sed 's/^/      /'
+	done >>"$FTVM_VM/failures"
 	if [ "$selftest" = 1 ]; then
 		check_selftest >>"$FTVM_VM/summary.selftest" 2>&1 && rc=0 || rc=1
 	fi
@@ -172,4 +179,9 @@ if [ "$selftest" = 1 ]; then
 	echo "harness self-test: $([ "$rc" = 0 ] && echo PASS || echo FAIL)"
 fi
 echo "logs: $BUILD/vm/<kernel>/ node-{a,b}.console kernel-issues.txt out/results.tap out/logs/ out/node-{a,b}.dmesg"
+for k in "$@"; do
+	[ -s "$BUILD/vm/$k/failures" ] || continue
+	echo "failed tests ($k):"
+	cat "$BUILD/vm/$k/failures"
+done
 exit $rc
