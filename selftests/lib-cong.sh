@@ -23,7 +23,7 @@
 # Captures (tcpdump on the data NIC, udp port 4791, complete frames)
 #   cong_cap_start NAME WHERE ; cong_cap_stop NAME  -> $CONG_OUT/NAME.pcap
 #   cong_cap_dropped NAME   packets the kernel dropped from the capture
-#   cong_pcap_summary PCAP  JSON: per destination node and QP, what tshark
+#   cong_pcap_summary PCAP [CUTS]  JSON: per destination node and QP, what tshark
 #                           decoded;  cong_pcapv SUMMARY IP QPN KEY
 # Event monitors (fabtrace -j monitor, one JSON object per line)
 #   cong_mon_start NAME WHERE [ARGS]  -> $CONG_OUT/NAME.mon, synced: returns
@@ -273,33 +273,46 @@ cong_cap_dropped() {
 	     }' "$CONG_OUT/$1.tcpdump"
 }
 
-# cong_pcap_summary PCAP: tshark decodes the capture; the summary is JSON
+# cong_pcap_summary PCAP [CUTS]: tshark decodes the capture; the summary is JSON
 # {"frames": N, "qp": {"IP/QPN": {counts}}} keyed by destination address and
 # BTH destination QP (decimal): both nodes number their QPs from 17.  Counts: pkts, ect (ECN != 0), ce (ECN == 3), req (requests),
 # req_distinct/req_repeat (request PSNs seen the first time / again),
 # send, write, ack (AETH ACK), nak_seq, nak_rnr, nak_other, cnp (0x81),
 # send_psns (the PSNs of SEND packets, in order).
+# CUTS (a JSON file {"IP/QPN": seconds since the epoch}) gives the time a
+# QP of the capturing node was destroyed: its packets captured more than
+# 1 ms later count as "late" (for no QP: rxe drops them) and nothing else;
+# those within 1 ms of it also as "edge" (either side of the destruction).
 cong_pcap_summary() {
 	tshark -n -r "$1" -Y infiniband -T fields -E separator=/t \
 		-e ip.dst -e infiniband.bth.destqp -e infiniband.bth.opcode \
 		-e infiniband.bth.psn -e ip.dsfield.ecn -e infiniband.aeth.syndrome \
-		2>/dev/null | python3 -c '
+		-e frame.time_epoch 2>/dev/null | python3 -c '
 import json, sys
 qps, frames = {}, 0
+cuts = json.load(open(sys.argv[1])) if len(sys.argv) > 1 and sys.argv[1] else {}
 def num(s):
     s = s.split(",")[0]
     return int(s, 0) if s else None
 for line in sys.stdin:
     f = line.rstrip("\n").split("\t")
-    if len(f) < 6 or not f[1]:
+    if len(f) < 7 or not f[1]:
         continue
     frames += 1
     qpn, op, psn, ecn, syn = num(f[1]), num(f[2]), num(f[3]), num(f[4]) or 0, num(f[5])
-    q = qps.setdefault("%s/%d" % (f[0], qpn), {k: 0 for k in ("pkts", "ect", "ce", "req",
+    key = "%s/%d" % (f[0], qpn)
+    q = qps.setdefault(key, {k: 0 for k in ("pkts", "ect", "ce", "req",
         "req_distinct", "req_repeat", "send", "write", "ack", "nak_seq",
-        "nak_rnr", "nak_other", "cnp")})
+        "nak_rnr", "nak_other", "cnp", "late", "edge")})
     q.setdefault("psns", set())
     q.setdefault("send_psns", [])
+    if key in cuts:
+        t = float(f[6])
+        if t > cuts[key] + 0.001:
+            q["late"] += 1
+            continue
+        if t > cuts[key] - 0.001:
+            q["edge"] += 1
     q["pkts"] += 1
     if ecn:
         q["ect"] += 1
@@ -334,7 +347,14 @@ for line in sys.stdin:
 for q in qps.values():
     del q["psns"]
 print(json.dumps({"frames": frames, "qp": qps}))
-'
+' "${2:-}"
+}
+
+# cong_cuts QPS_FILE IP: the CUTS of cong_pcap_summary for the destroyed QPs
+# of a qp show -j snapshot of the node at IP.
+cong_cuts() {
+	jq --arg ip "$2" '[.[] | select(.destroy_time) |
+		{key: "\($ip)/\(.qpn)", value: (.destroy_time / 1e9)}] | from_entries' "$1"
 }
 
 # cong_pcapv SUMMARY IP QPN KEY: one count of the QP QPN of the node at IP
