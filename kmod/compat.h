@@ -5,6 +5,7 @@
 
 #include <linux/version.h>
 #include <net/genetlink.h>
+#include <rdma/ib_verbs.h>
 
 /*
  * Split ops (one entry per do and per dump) arrived in 6.2.  On 6.1 the
@@ -37,5 +38,28 @@ static inline struct nlattr **ft_dump_attrs(struct netlink_callback *cb)
 	return genl_info_dump(cb)->attrs;
 #endif
 }
+
+/*
+ * The netdev of an RDMA port, held (dev_put() it), or NULL.  Drivers with
+ * their own get_netdev (mlx4, and mlx5 on 6.1) keep port_data's empty.
+ * ib_device_get_netdev(), which asks either, is exported from 6.12 on.
+ */
+#if KERNEL_VERSION(6, 12, 0) > LINUX_VERSION_CODE
+static inline struct net_device *ft_port_netdev(struct ib_device *ibdev, u32 port)
+{
+	struct net_device *ndev;
+
+	if (ibdev->ops.get_netdev)
+		return ibdev->ops.get_netdev(ibdev, port);
+	rcu_read_lock();
+	ndev = rcu_dereference(ibdev->port_data[port].netdev);
+	if (ndev)
+		dev_hold(ndev);
+	rcu_read_unlock();
+	return ndev;
+}
+#else
+#define ft_port_netdev ib_device_get_netdev
+#endif
 
 #endif /* _FABTRACE_COMPAT_H */

@@ -122,6 +122,7 @@ err_free_dev:
 static void dev_free(struct ft_dev *dev)
 {
 	ft_qp_free_all(dev);
+	ft_policy_free(dev);
 	free_percpu(dev->pcpu);
 	kvfree(dev->idx);
 	kfree(dev);
@@ -160,19 +161,20 @@ struct ft_dev *ft_dev_get(u32 index, const char *name, bool next)
 
 	mutex_lock(&ft_devs_lock);
 	if (next) {
+		/* one being unregistered is skipped, not the end of a dump */
 		list_for_each_entry(dev, &ft_devs, list) {
-			if (dev->index >= index) {
+			if (dev->index >= index && ib_device_try_get(dev->ibdev)) {
 				found = dev;
 				break;
 			}
 		}
 	} else {
 		found = ft_dev_find(index, name);
+		if (found && !ib_device_try_get(found->ibdev))
+			found = NULL;
 	}
-	if (found && ib_device_try_get(found->ibdev))
+	if (found)
 		kref_get(&found->ref);
-	else
-		found = NULL;
 	mutex_unlock(&ft_devs_lock);
 	return found;
 }

@@ -11,6 +11,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "acct.h"
+#include "policy.h"
 #include "table.h"
 
 /* Totals of a device, per CPU: the hot path adds without atomics. */
@@ -40,6 +41,12 @@ struct ft_dev {
 
 	struct ft_dev_pcpu __percpu *pcpu;
 	struct ft_qpidx *idx;
+	struct ft_policy __rcu *policy;	/* NULL: the defaults; policy.c */
+	/*
+	 * Of the first port's policy, for the transmit tap: bit d set if
+	 * DSCP d's priority is ECN-capable (ft_ect_wanted()); 0: mark none.
+	 */
+	u64 ect_dscp;
 };
 
 /* Protects ft_devs and the device map against each other's writers. */

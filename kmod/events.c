@@ -252,17 +252,12 @@ static void ev_work_fn(struct work_struct *work)
 {
 	struct ft_event *e;
 	u64 dropped;
-	int err;
 
 	e = kmalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return;
 	while (ev_pop(e)) {
-		err = ft_nl_notify(e);
-		if (err > 0)
-			atomic64_inc(&ft_ev_stats.sent);
-		else if (err < 0)
-			atomic64_inc(&ft_ev_stats.lost);
+		ft_nl_count_event(ft_nl_notify(e));
 		cond_resched();
 	}
 

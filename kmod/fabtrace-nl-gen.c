@@ -10,6 +10,20 @@
 
 #include <uapi/linux/fabtrace.h>
 
+/* Common nested types */
+const struct nla_policy fabtrace_policy_cfg_nl_policy[FABTRACE_A_POLICY_CFG_WD_ACTION + 1] = {
+	[FABTRACE_A_POLICY_CFG_TRUST] = { .type = NLA_U32, },
+	[FABTRACE_A_POLICY_CFG_DSCP_MAP] = { .type = NLA_BINARY, },
+	[FABTRACE_A_POLICY_CFG_PFC] = { .type = NLA_U32, },
+	[FABTRACE_A_POLICY_CFG_ECN] = { .type = NLA_U32, },
+	[FABTRACE_A_POLICY_CFG_CNP] = { .type = NLA_U32, },
+	[FABTRACE_A_POLICY_CFG_CNP_INTERVAL] = { .type = NLA_U32, },
+	[FABTRACE_A_POLICY_CFG_CNP_DSCP] = { .type = NLA_U32, },
+	[FABTRACE_A_POLICY_CFG_WD_DETECT] = { .type = NLA_U32, },
+	[FABTRACE_A_POLICY_CFG_WD_RESTORE] = { .type = NLA_U32, },
+	[FABTRACE_A_POLICY_CFG_WD_ACTION] = { .type = NLA_U32, },
+};
+
 /* FABTRACE_CMD_DEV_GET - do */
 static const struct nla_policy fabtrace_dev_get_do_nl_policy[FABTRACE_A_DEV_NAME + 1] = {
 	[FABTRACE_A_DEV_INDEX] = { .type = NLA_U32, },
@@ -55,6 +69,28 @@ static const struct nla_policy fabtrace_qp_reset_nl_policy[FABTRACE_A_QP_QPN + 1
 	[FABTRACE_A_QP_QPN] = { .type = NLA_U32, },
 };
 
+/* FABTRACE_CMD_POLICY_GET - do */
+static const struct nla_policy fabtrace_policy_get_do_nl_policy[FABTRACE_A_POLICY_PORT + 1] = {
+	[FABTRACE_A_POLICY_DEV_INDEX] = { .type = NLA_U32, },
+	[FABTRACE_A_POLICY_DEV_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
+	[FABTRACE_A_POLICY_PORT] = { .type = NLA_U32, },
+};
+
+/* FABTRACE_CMD_POLICY_GET - dump */
+static const struct nla_policy fabtrace_policy_get_dump_nl_policy[FABTRACE_A_POLICY_PORT + 1] = {
+	[FABTRACE_A_POLICY_DEV_INDEX] = { .type = NLA_U32, },
+	[FABTRACE_A_POLICY_DEV_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
+	[FABTRACE_A_POLICY_PORT] = { .type = NLA_U32, },
+};
+
+/* FABTRACE_CMD_POLICY_SET - do */
+static const struct nla_policy fabtrace_policy_set_nl_policy[FABTRACE_A_POLICY_CONFIG + 1] = {
+	[FABTRACE_A_POLICY_DEV_INDEX] = { .type = NLA_U32, },
+	[FABTRACE_A_POLICY_DEV_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
+	[FABTRACE_A_POLICY_PORT] = { .type = NLA_U32, },
+	[FABTRACE_A_POLICY_CONFIG] = NLA_POLICY_NESTED(fabtrace_policy_cfg_nl_policy),
+};
+
 /* Ops table for fabtrace */
 static const struct genl_split_ops fabtrace_nl_ops[] = {
 	{
@@ -96,6 +132,27 @@ static const struct genl_split_ops fabtrace_nl_ops[] = {
 		.cmd	= FABTRACE_CMD_STATS_GET,
 		.doit	= fabtrace_nl_stats_get_doit,
 		.flags	= GENL_CMD_CAP_DO,
+	},
+	{
+		.cmd		= FABTRACE_CMD_POLICY_GET,
+		.doit		= fabtrace_nl_policy_get_doit,
+		.policy		= fabtrace_policy_get_do_nl_policy,
+		.maxattr	= FABTRACE_A_POLICY_PORT,
+		.flags		= GENL_CMD_CAP_DO,
+	},
+	{
+		.cmd		= FABTRACE_CMD_POLICY_GET,
+		.dumpit		= fabtrace_nl_policy_get_dumpit,
+		.policy		= fabtrace_policy_get_dump_nl_policy,
+		.maxattr	= FABTRACE_A_POLICY_PORT,
+		.flags		= GENL_CMD_CAP_DUMP,
+	},
+	{
+		.cmd		= FABTRACE_CMD_POLICY_SET,
+		.doit		= fabtrace_nl_policy_set_doit,
+		.policy		= fabtrace_policy_set_nl_policy,
+		.maxattr	= FABTRACE_A_POLICY_CONFIG,
+		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
 	},
 };
 

@@ -11,6 +11,9 @@
 
 #include <uapi/linux/fabtrace.h>
 
+/* Common nested types */
+extern const struct nla_policy fabtrace_policy_cfg_nl_policy[FABTRACE_A_POLICY_CFG_WD_ACTION + 1];
+
 int fabtrace_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info);
 int fabtrace_nl_dev_get_dumpit(struct sk_buff *skb,
 			       struct netlink_callback *cb);
@@ -18,6 +21,10 @@ int fabtrace_nl_qp_get_doit(struct sk_buff *skb, struct genl_info *info);
 int fabtrace_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int fabtrace_nl_qp_reset_doit(struct sk_buff *skb, struct genl_info *info);
 int fabtrace_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info);
+int fabtrace_nl_policy_get_doit(struct sk_buff *skb, struct genl_info *info);
+int fabtrace_nl_policy_get_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb);
+int fabtrace_nl_policy_set_doit(struct sk_buff *skb, struct genl_info *info);
 
 enum {
 	FABTRACE_NLGRP_EVENTS,

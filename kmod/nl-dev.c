@@ -12,7 +12,8 @@
 
 /* --- devices ------------------------------------------------------------- */
 
-static int put_port(struct sk_buff *skb, struct ib_device *ibdev, u32 port)
+static int put_port(struct sk_buff *skb, struct ib_device *ibdev, u32 port,
+		    const struct net *net)
 {
 	struct ib_port_attr attr = {};
 	struct net_device *ndev;
@@ -33,14 +34,16 @@ static int put_port(struct sk_buff *skb, struct ib_device *ibdev, u32 port)
 			 ib_mtu_enum_to_int(attr.active_mtu))))
 		goto err_cancel;
 
+	/* named only to a reader in its namespace: an ifindex is per netns */
 	err = 0;
-	rcu_read_lock();
-	ndev = rcu_dereference(ibdev->port_data[port].netdev);
-	if (ndev)
-		err = nla_put_string(skb, FABTRACE_A_PORT_NETDEV_NAME, ndev->name) ||
-		      nla_put_u32(skb, FABTRACE_A_PORT_NETDEV_IFINDEX,
-				  ndev->ifindex);
-	rcu_read_unlock();
+	ndev = ft_port_netdev(ibdev, port);
+	if (ndev) {
+		if (net_eq(dev_net(ndev), net))
+			err = nla_put_string(skb, FABTRACE_A_PORT_NETDEV_NAME, ndev->name) ||
+			      nla_put_u32(skb, FABTRACE_A_PORT_NETDEV_IFINDEX,
+					  ndev->ifindex);
+		dev_put(ndev);
+	}
 	if (err)
 		goto err_cancel;
 	nla_nest_end(skb, nest);
@@ -51,8 +54,8 @@ err_cancel:
 	return -EMSGSIZE;
 }
 
-static int dev_fill(struct sk_buff *skb, struct ft_dev *dev, u32 portid,
-		    u32 seq, int flags)
+static int dev_fill(struct sk_buff *skb, struct ft_dev *dev, const struct net *net,
+		    u32 portid, u32 seq, int flags)
 {
 	struct ft_dev_pcpu tot_buf, *tot = &tot_buf;
 	char name[IB_DEVICE_NAME_MAX];
@@ -89,7 +92,7 @@ static int dev_fill(struct sk_buff *skb, struct ft_dev *dev, u32 portid,
 		       dev->hooked && ft_hook_rxe_attached()))
 		goto err_cancel;
 	rdma_for_each_port(dev->ibdev, port)
-		if (put_port(skb, dev->ibdev, port))
+		if (put_port(skb, dev->ibdev, port, net))
 			goto err_cancel;
 	genlmsg_end(skb, hdr);
 	return 0;
@@ -119,7 +122,7 @@ int fabtrace_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOMEM;
 		goto err_put_dev;
 	}
-	err = dev_fill(msg, dev, info->snd_portid, info->snd_seq, 0);
+	err = dev_fill(msg, dev, genl_info_net(info), info->snd_portid, info->snd_seq, 0);
 	if (err)
 		goto err_free_msg;
 	ft_dev_put(dev);
@@ -151,8 +154,9 @@ int fabtrace_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			      !nla_strcmp(tb[FABTRACE_A_DEV_NAME], dev->name));
 
 		if (match)
-			err = dev_fill(skb, dev, NETLINK_CB(cb->skb).portid,
-				       cb->nlh->nlmsg_seq, NLM_F_MULTI);
+			err = dev_fill(skb, dev, sock_net(cb->skb->sk),
+				       NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+				       NLM_F_MULTI);
 		if (!err)
 			ctx->next_index = dev->index + 1;
 		ft_dev_put(dev);

@@ -231,6 +231,17 @@ static __always_inline enum ft_parse_err ft_parse(const u8 *ip, u32 avail,
 	return ft_parse_ip(ip, avail, len, pkt);
 }
 
+/*
+ * Whether a packet leaving with IP DS field @ds (DSCP and ECN) is to be
+ * marked ECT(0): it is Not-ECT and its DSCP is in @ect, bit d for DSCP d,
+ * the DSCPs whose priority the policy makes ECN-capable.  A packet the
+ * application marked already (ECT or CE) is left as it is.
+ */
+static __always_inline bool ft_ect_wanted(u8 ds, u64 ect)
+{
+	return !(ds & 3) && ((ect >> (ds >> 2)) & 1);
+}
+
 /* 24-bit PSN arithmetic: signed distance from b to a, in [-2^23, 2^23). */
 static inline s32 ft_psn_diff(u32 a, u32 b)
 {

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Soft-RoCE data path taps: every packet rxe sends or receives. */
 
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/percpu.h>
 #include <linux/skbuff.h>
+#include <net/dsfield.h>
+#include <net/inet_ecn.h>
 #include <rdma/ib_verbs.h>
 
 #include "dev.h"
@@ -53,10 +57,11 @@ static __always_inline void tap_hdrs(struct ft_dev *dev,
  * An skb with paged data, which rxe never sends: its headers are copied
  * out of line, so the straight path keeps no buffer on its stack.
  */
-static noinline void tap_copy(struct ft_dev *dev, const struct ib_qp *ibqp,
-			      const struct sk_buff *skb, int off,
-			      unsigned int avail, unsigned int len,
-			      unsigned int dir)
+static noinline notrace void tap_copy(struct ft_dev *dev,
+				      const struct ib_qp *ibqp,
+				      const struct sk_buff *skb, int off,
+				      unsigned int avail, unsigned int len,
+				      unsigned int dir)
 {
 	u8 buf[FT_HDR_MAX];
 
@@ -71,10 +76,31 @@ static noinline void tap_copy(struct ft_dev *dev, const struct ib_qp *ibqp,
  * IPv6, IPv4 with options or not IP at all, which rxe does not send: out
  * of line, so the straight path need not save the registers they take.
  */
-static noinline void tap_other(struct ft_dev *dev, const struct ib_qp *ibqp,
-			       const u8 *h, unsigned int len, unsigned int dir)
+static noinline notrace void tap_other(struct ft_dev *dev,
+				       const struct ib_qp *ibqp, const u8 *h,
+				       unsigned int len, unsigned int dir)
 {
 	tap_hdrs(dev, ibqp, h, len, len, dir);
+}
+
+/*
+ * ECN on soft-RoCE: a packet whose DSCP is in @ect (the policy's
+ * ECN-capable DSCPs) and is Not-ECT leaves ECT(0)-marked.  Nothing else
+ * changes: rxe leaves the IPv4 checksum to __ip_local_out(), which runs
+ * after this, and the ICRC covers the DS field as ones.  Only packets rxe
+ * built itself come here, before it sends them: the skb is its own, not a
+ * clone, and linear; @ip is its data.
+ */
+static noinline notrace void mark_ect(u8 *ip, unsigned int len, u64 ect)
+{
+	if (len >= sizeof(struct iphdr) && ip[0] >> 4 == 4) {
+		if (ft_ect_wanted(ip[1], ect))
+			ip[1] |= INET_ECN_ECT_0;
+	} else if (len >= sizeof(struct ipv6hdr) && ip[0] >> 4 == 6) {
+		if (ft_ect_wanted(ipv6_get_dsfield((struct ipv6hdr *)ip), ect))
+			ipv6_change_dsfield((struct ipv6hdr *)ip, (u8)~INET_ECN_MASK,
+					    INET_ECN_ECT_0);
+	}
 }
 
 /*
@@ -89,6 +115,7 @@ static __always_inline void tap(const struct ib_device *ibdev,
 	struct ft_dev *dev;
 	unsigned int len;
 	const u8 *h;
+	u64 ect;
 
 	rcu_read_lock_sched_notrace();
 	if (unlikely(!ft_devmap_get(&ft_devmap, ibdev, &dev)))
@@ -98,6 +125,15 @@ static __always_inline void tap(const struct ib_device *ibdev,
 	/* rxe's skbs are linear: then all @len bytes from @off are at hand */
 	if (likely(!skb->data_len)) {
 		h = skb->data + off;
+		/*
+		 * Marked first, so the counters see the packet that leaves.
+		 * The transmit tap writes to it: the skb is rxe's own.
+		 */
+		if (dir == FT_TX) {
+			ect = READ_ONCE(dev->ect_dscp);
+			if (unlikely(ect))
+				mark_ect((u8 *)h, len, ect);
+		}
 		if (likely(ft_ip_plain(h, len)))
 			tap_hdrs(dev, ibqp, h, len, len, dir);
 		else
@@ -117,7 +153,8 @@ out:
  * IP header; @pkt is rxe's packet info, whose first two members point to
  * the rxe device, which begins with its struct ib_device, and to the QP,
  * which begins with its struct ib_qp.  The device is looked up first: the
- * QP is read only once the device is one of ours.
+ * QP is read only once the device is one of ours.  The packet's DS field
+ * may be changed (mark_ect()); nothing else of it.
  */
 void notrace ft_tap_icrc(const struct sk_buff *skb, const void *pkt)
 {

@@ -110,6 +110,8 @@ enum fabtrace_qp_flags {
  * @FABTRACE_EVENT_KIND_DROPPED: events were suppressed by rate limiting or
  *   lost because the queue towards userspace was full; count says how many
  *   since the previous dropped notification
+ * @FABTRACE_EVENT_KIND_POLICY_CHANGE: a port's policy was set; policy-old and
+ *   policy-new hold it before and after
  */
 enum fabtrace_event_kind {
 	FABTRACE_EVENT_KIND_QP_CREATE,
@@ -123,6 +125,43 @@ enum fabtrace_event_kind {
 	FABTRACE_EVENT_KIND_RNR_TIMEOUT,
 	FABTRACE_EVENT_KIND_RETRY_EXHAUSTED,
 	FABTRACE_EVENT_KIND_DROPPED,
+	FABTRACE_EVENT_KIND_POLICY_CHANGE,
+};
+
+/**
+ * enum fabtrace_trust - Which header field gives a packet its priority.
+ * @FABTRACE_TRUST_PCP: the VLAN tag's priority code point (untagged packets
+ *   are priority 0)
+ * @FABTRACE_TRUST_DSCP: the IP header's DSCP, through the DSCP-to-priority map
+ */
+enum fabtrace_trust {
+	FABTRACE_TRUST_PCP,
+	FABTRACE_TRUST_DSCP,
+};
+
+/**
+ * enum fabtrace_dcb_state - What the port's netdev offers for applying the
+ *   policy in hardware.
+ * @FABTRACE_DCB_STATE_NO_NETDEV: the port has no netdev (not RoCE)
+ * @FABTRACE_DCB_STATE_UNSUPPORTED: the netdev has no DCBNL operations
+ *   (soft-RoCE on virtio-net, veth)
+ * @FABTRACE_DCB_STATE_NOT_APPLIED: the netdev has DCBNL operations, but
+ *   fabtrace does not push the policy to them yet: the hardware keeps its own
+ *   settings
+ */
+enum fabtrace_dcb_state {
+	FABTRACE_DCB_STATE_NO_NETDEV,
+	FABTRACE_DCB_STATE_UNSUPPORTED,
+	FABTRACE_DCB_STATE_NOT_APPLIED,
+};
+
+/**
+ * enum fabtrace_wd_action - What the PFC watchdog does on a pause storm.
+ * @FABTRACE_WD_ACTION_ALERT: storm events and counters only; a host cannot
+ *   drop or forward a switch's queue
+ */
+enum fabtrace_wd_action {
+	FABTRACE_WD_ACTION_ALERT,
 };
 
 enum {
@@ -265,6 +304,35 @@ enum {
 };
 
 enum {
+	FABTRACE_A_POLICY_CFG_TRUST = 1,
+	FABTRACE_A_POLICY_CFG_DSCP_MAP,
+	FABTRACE_A_POLICY_CFG_PFC,
+	FABTRACE_A_POLICY_CFG_ECN,
+	FABTRACE_A_POLICY_CFG_CNP,
+	FABTRACE_A_POLICY_CFG_CNP_INTERVAL,
+	FABTRACE_A_POLICY_CFG_CNP_DSCP,
+	FABTRACE_A_POLICY_CFG_WD_DETECT,
+	FABTRACE_A_POLICY_CFG_WD_RESTORE,
+	FABTRACE_A_POLICY_CFG_WD_ACTION,
+
+	__FABTRACE_A_POLICY_CFG_MAX,
+	FABTRACE_A_POLICY_CFG_MAX = (__FABTRACE_A_POLICY_CFG_MAX - 1)
+};
+
+enum {
+	FABTRACE_A_POLICY_DEV_INDEX = 1,
+	FABTRACE_A_POLICY_DEV_NAME,
+	FABTRACE_A_POLICY_PORT,
+	FABTRACE_A_POLICY_CONFIG,
+	FABTRACE_A_POLICY_NETDEV_NAME,
+	FABTRACE_A_POLICY_NETDEV_IFINDEX,
+	FABTRACE_A_POLICY_DCB,
+
+	__FABTRACE_A_POLICY_MAX,
+	FABTRACE_A_POLICY_MAX = (__FABTRACE_A_POLICY_MAX - 1)
+};
+
+enum {
 	FABTRACE_A_EVENT_SEQ = 1,
 	FABTRACE_A_EVENT_KIND,
 	FABTRACE_A_EVENT_TIME,
@@ -281,6 +349,9 @@ enum {
 	FABTRACE_A_EVENT_RX,
 	FABTRACE_A_EVENT_CONG,
 	FABTRACE_A_EVENT_PAD,
+	FABTRACE_A_EVENT_PORT,
+	FABTRACE_A_EVENT_POLICY_OLD,
+	FABTRACE_A_EVENT_POLICY_NEW,
 
 	__FABTRACE_A_EVENT_MAX,
 	FABTRACE_A_EVENT_MAX = (__FABTRACE_A_EVENT_MAX - 1)
@@ -292,6 +363,8 @@ enum {
 	FABTRACE_CMD_QP_RESET,
 	FABTRACE_CMD_STATS_GET,
 	FABTRACE_CMD_QP_EVENT,
+	FABTRACE_CMD_POLICY_GET,
+	FABTRACE_CMD_POLICY_SET,
 
 	__FABTRACE_CMD_MAX,
 	FABTRACE_CMD_MAX = (__FABTRACE_CMD_MAX - 1)

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Netlink: the PFC/ECN policy of each port (policy-get do and dump, policy-set). */
+
+#include <linux/netdevice.h>
+#include <net/genetlink.h>
+#include <rdma/ib_verbs.h>
+
+#include "compat.h"
+#include "dev.h"
+#include "fabtrace-nl-gen.h"
+#include "netlink.h"
+#include "nl.h"
+#include "policy.h"
+
+/* --- helpers ------------------------------------------------------------- */
+
+/* The port a request names, or its device's first; -EINVAL (extack) if none. */
+static int req_port(struct ft_dev *dev, struct nlattr *attr, u32 *port,
+		    struct netlink_ext_ack *extack)
+{
+	*port = attr ? nla_get_u32(attr) : rdma_start_port(dev->ibdev);
+	if (!rdma_is_port_valid(dev->ibdev, *port)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "port: no such port on this device");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int put_config(struct sk_buff *skb, int type, const struct ft_port_policy *p)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, type);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, FABTRACE_A_POLICY_CFG_TRUST, p->trust) ||
+	    nla_put(skb, FABTRACE_A_POLICY_CFG_DSCP_MAP, sizeof(p->dscp_prio),
+		    p->dscp_prio) ||
+	    nla_put_u32(skb, FABTRACE_A_POLICY_CFG_PFC, p->pfc) ||
+	    nla_put_u32(skb, FABTRACE_A_POLICY_CFG_ECN, p->ecn) ||
+	    nla_put_u32(skb, FABTRACE_A_POLICY_CFG_CNP, p->cnp) ||
+	    nla_put_u32(skb, FABTRACE_A_POLICY_CFG_CNP_INTERVAL, p->cnp_interval_us) ||
+	    nla_put_u32(skb, FABTRACE_A_POLICY_CFG_CNP_DSCP, p->cnp_dscp) ||
+	    nla_put_u32(skb, FABTRACE_A_POLICY_CFG_WD_DETECT, p->wd_detect_ms) ||
+	    nla_put_u32(skb, FABTRACE_A_POLICY_CFG_WD_RESTORE, p->wd_restore_ms) ||
+	    nla_put_u32(skb, FABTRACE_A_POLICY_CFG_WD_ACTION, p->wd_action)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * The port's netdev, named only to a reader in its network namespace (an
+ * ifindex means nothing elsewhere), and what it offers the hardware part.
+ */
+static int put_netdev(struct sk_buff *skb, struct ib_device *ibdev, u32 port,
+		      const struct net *net)
+{
+	u32 dcb = FABTRACE_DCB_STATE_NO_NETDEV;
+	struct net_device *ndev;
+	int err = 0;
+
+	ndev = ft_port_netdev(ibdev, port);
+	if (ndev) {
+		dcb = FABTRACE_DCB_STATE_UNSUPPORTED;
+#if IS_ENABLED(CONFIG_DCB)
+		if (ndev->dcbnl_ops)
+			dcb = FABTRACE_DCB_STATE_NOT_APPLIED;
+#endif
+		if (net_eq(dev_net(ndev), net))
+			err = nla_put_string(skb, FABTRACE_A_POLICY_NETDEV_NAME, ndev->name) ||
+			      nla_put_u32(skb, FABTRACE_A_POLICY_NETDEV_IFINDEX,
+					  ndev->ifindex);
+		dev_put(ndev);
+	}
+	if (err || nla_put_u32(skb, FABTRACE_A_POLICY_DCB, dcb))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int policy_fill(struct sk_buff *skb, struct ft_dev *dev, u32 port,
+		       const struct net *net, u32 portid, u32 seq, int flags)
+{
+	char name[IB_DEVICE_NAME_MAX];
+	struct ft_port_policy p;
+	void *hdr;
+
+	ft_nl_dev_name(dev, name);
+	ft_policy_read(dev, port, &p);
+	hdr = genlmsg_put(skb, portid, seq, &fabtrace_nl_family, flags,
+			  FABTRACE_CMD_POLICY_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, FABTRACE_A_POLICY_DEV_INDEX, dev->index) ||
+	    nla_put_string(skb, FABTRACE_A_POLICY_DEV_NAME, name) ||
+	    nla_put_u32(skb, FABTRACE_A_POLICY_PORT, port) ||
+	    put_config(skb, FABTRACE_A_POLICY_CONFIG, &p) ||
+	    put_netdev(skb, dev->ibdev, port, net)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/* --- policy-get ---------------------------------------------------------- */
+
+int fabtrace_nl_policy_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	struct sk_buff *msg;
+	struct ft_dev *dev;
+	u32 port;
+	int err;
+
+	if (!tb[FABTRACE_A_POLICY_DEV_INDEX] && !tb[FABTRACE_A_POLICY_DEV_NAME]) {
+		NL_SET_ERR_MSG(info->extack, "missing device index or name");
+		return -EINVAL;
+	}
+	dev = ft_nl_req_dev(tb, FABTRACE_A_POLICY_DEV_INDEX,
+			    FABTRACE_A_POLICY_DEV_NAME, info->extack);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	err = req_port(dev, tb[FABTRACE_A_POLICY_PORT], &port, info->extack);
+	if (err)
+		goto err_put_dev;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		err = -ENOMEM;
+		goto err_put_dev;
+	}
+	err = policy_fill(msg, dev, port, genl_info_net(info), info->snd_portid,
+			  info->snd_seq, 0);
+	if (err)
+		goto err_free_msg;
+	ft_dev_put(dev);
+	return genlmsg_reply(msg, info);
+
+err_free_msg:
+	nlmsg_free(msg);
+err_put_dev:
+	ft_dev_put(dev);
+	return err;
+}
+
+struct ft_policy_dump_ctx {
+	u32 next_index;		/* device */
+	u32 next_port;		/* of that device; 0: its first */
+};
+
+int fabtrace_nl_policy_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct ft_policy_dump_ctx *ctx = (void *)cb->ctx;
+	struct nlattr **tb = ft_dump_attrs(cb);
+	struct ft_dev *dev;
+	int err = 0;
+
+	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+	while (!err && (dev = ft_dev_get(ctx->next_index, NULL, true))) {
+		u32 port = max(ctx->next_port, rdma_start_port(dev->ibdev));
+		char name[IB_DEVICE_NAME_MAX];
+		bool match;
+
+		ft_nl_dev_name(dev, name);
+		match = (!tb[FABTRACE_A_POLICY_DEV_INDEX] ||
+			 nla_get_u32(tb[FABTRACE_A_POLICY_DEV_INDEX]) == dev->index) &&
+			(!tb[FABTRACE_A_POLICY_DEV_NAME] ||
+			 !nla_strcmp(tb[FABTRACE_A_POLICY_DEV_NAME], name));
+
+		if (dev->index != ctx->next_index)
+			port = rdma_start_port(dev->ibdev);
+		for (; match && port <= rdma_end_port(dev->ibdev); port++) {
+			if (tb[FABTRACE_A_POLICY_PORT] &&
+			    nla_get_u32(tb[FABTRACE_A_POLICY_PORT]) != port)
+				continue;
+			err = policy_fill(skb, dev, port, sock_net(cb->skb->sk),
+					  NETLINK_CB(cb->skb).portid,
+					  cb->nlh->nlmsg_seq, NLM_F_MULTI);
+			if (err)
+				break;
+		}
+		/* a port that did not fit resumes the next part */
+		ctx->next_index = err ? dev->index : dev->index + 1;
+		ctx->next_port = err ? port : 0;
+		ft_dev_put(dev);
+	}
+	return err == -EMSGSIZE && skb->len ? skb->len : err;
+}
+
+/* --- policy-set ---------------------------------------------------------- */
+
+struct set_req {
+	struct nlattr **tb;
+	struct netlink_ext_ack *extack;
+	struct ft_dev *dev;
+	u32 port;
+};
+
+/* Say which attribute is wrong and why; true, for the chain below. */
+#define bad(req, type, msg) ({					\
+	struct set_req *__r = (req);					\
+									\
+	NL_SET_ERR_MSG_ATTR(__r->extack, __r->tb[type], msg);		\
+	true;								\
+})
+
+/* Validate every attribute given, then change the fields they name. */
+static int set_edit(struct ft_port_policy *p, void *arg)
+{
+	struct set_req *r = arg;
+	struct nlattr **tb = r->tb;
+	u32 v[FABTRACE_A_POLICY_CFG_MAX + 1] = {};
+	const u8 *map = NULL;
+	unsigned int i;
+
+	for (i = 1; i <= FABTRACE_A_POLICY_CFG_MAX; i++)
+		if (tb[i] && i != FABTRACE_A_POLICY_CFG_DSCP_MAP)
+			v[i] = nla_get_u32(tb[i]);
+
+	if (tb[FABTRACE_A_POLICY_CFG_DSCP_MAP]) {
+		if (nla_len(tb[FABTRACE_A_POLICY_CFG_DSCP_MAP]) != FT_DSCP_MAX &&
+		    bad(r, FABTRACE_A_POLICY_CFG_DSCP_MAP,
+			"dscp-map: must hold 64 priorities, one byte per DSCP 0-63"))
+			return -EINVAL;
+		map = nla_data(tb[FABTRACE_A_POLICY_CFG_DSCP_MAP]);
+		for (i = 0; i < FT_DSCP_MAX; i++)
+			if (map[i] >= FT_PRIO_MAX &&
+			    bad(r, FABTRACE_A_POLICY_CFG_DSCP_MAP,
+				"dscp-map: priorities are 0-7"))
+				return -EINVAL;
+	}
+	if ((tb[FABTRACE_A_POLICY_CFG_TRUST] &&
+	     v[FABTRACE_A_POLICY_CFG_TRUST] > FABTRACE_TRUST_DSCP &&
+	     bad(r, FABTRACE_A_POLICY_CFG_TRUST, "trust: must be 0 (pcp) or 1 (dscp)")) ||
+	    (v[FABTRACE_A_POLICY_CFG_PFC] > 0xff &&
+	     bad(r, FABTRACE_A_POLICY_CFG_PFC, "pfc: a set of priorities 0-7 (bits 0-7)")) ||
+	    (v[FABTRACE_A_POLICY_CFG_ECN] > 0xff &&
+	     bad(r, FABTRACE_A_POLICY_CFG_ECN, "ecn: a set of priorities 0-7 (bits 0-7)")) ||
+	    (v[FABTRACE_A_POLICY_CFG_CNP] > 1 &&
+	     bad(r, FABTRACE_A_POLICY_CFG_CNP, "cnp: must be 0 (off) or 1 (on)")) ||
+	    (tb[FABTRACE_A_POLICY_CFG_CNP_INTERVAL] &&
+	     (!v[FABTRACE_A_POLICY_CFG_CNP_INTERVAL] ||
+	      v[FABTRACE_A_POLICY_CFG_CNP_INTERVAL] > FT_CNP_INTERVAL_MAX) &&
+	     bad(r, FABTRACE_A_POLICY_CFG_CNP_INTERVAL,
+		 "cnp-interval: must be 1-1000000 us")) ||
+	    (v[FABTRACE_A_POLICY_CFG_CNP_DSCP] >= FT_DSCP_MAX &&
+	     bad(r, FABTRACE_A_POLICY_CFG_CNP_DSCP, "cnp-dscp: must be 0-63")) ||
+	    (v[FABTRACE_A_POLICY_CFG_WD_DETECT] &&
+	     (v[FABTRACE_A_POLICY_CFG_WD_DETECT] < FT_WD_DETECT_MIN ||
+	      v[FABTRACE_A_POLICY_CFG_WD_DETECT] > FT_WD_DETECT_MAX) &&
+	     bad(r, FABTRACE_A_POLICY_CFG_WD_DETECT,
+		 "wd-detect: must be 0 (off) or 100-5000 ms")) ||
+	    (tb[FABTRACE_A_POLICY_CFG_WD_RESTORE] &&
+	     (v[FABTRACE_A_POLICY_CFG_WD_RESTORE] < FT_WD_RESTORE_MIN ||
+	      v[FABTRACE_A_POLICY_CFG_WD_RESTORE] > FT_WD_RESTORE_MAX) &&
+	     bad(r, FABTRACE_A_POLICY_CFG_WD_RESTORE,
+		 "wd-restore: must be 100-60000 ms")) ||
+	    (v[FABTRACE_A_POLICY_CFG_WD_ACTION] != FABTRACE_WD_ACTION_ALERT &&
+	     bad(r, FABTRACE_A_POLICY_CFG_WD_ACTION, "wd-action: only 0 (alert) exists")))
+		return -EINVAL;
+
+	if (tb[FABTRACE_A_POLICY_CFG_TRUST])
+		p->trust = v[FABTRACE_A_POLICY_CFG_TRUST];
+	if (map)
+		memcpy(p->dscp_prio, map, FT_DSCP_MAX);
+	if (tb[FABTRACE_A_POLICY_CFG_PFC])
+		p->pfc = v[FABTRACE_A_POLICY_CFG_PFC];
+	if (tb[FABTRACE_A_POLICY_CFG_ECN])
+		p->ecn = v[FABTRACE_A_POLICY_CFG_ECN];
+	if (tb[FABTRACE_A_POLICY_CFG_CNP])
+		p->cnp = v[FABTRACE_A_POLICY_CFG_CNP];
+	if (tb[FABTRACE_A_POLICY_CFG_CNP_INTERVAL])
+		p->cnp_interval_us = v[FABTRACE_A_POLICY_CFG_CNP_INTERVAL];
+	if (tb[FABTRACE_A_POLICY_CFG_CNP_DSCP])
+		p->cnp_dscp = v[FABTRACE_A_POLICY_CFG_CNP_DSCP];
+	if (tb[FABTRACE_A_POLICY_CFG_WD_DETECT]) {
+		p->wd_detect_ms = v[FABTRACE_A_POLICY_CFG_WD_DETECT];
+		p->wd_restore_ms = 2 * p->wd_detect_ms;
+	}
+	if (tb[FABTRACE_A_POLICY_CFG_WD_RESTORE])
+		p->wd_restore_ms = v[FABTRACE_A_POLICY_CFG_WD_RESTORE];
+	if (!p->wd_detect_ms) {
+		if (tb[FABTRACE_A_POLICY_CFG_WD_RESTORE] &&
+		    bad(r, FABTRACE_A_POLICY_CFG_WD_RESTORE,
+			"wd-restore: the watchdog is off (wd-detect 0)"))
+			return -EINVAL;
+		p->wd_restore_ms = 0;
+	}
+	if (tb[FABTRACE_A_POLICY_CFG_WD_ACTION])
+		p->wd_action = v[FABTRACE_A_POLICY_CFG_WD_ACTION];
+	return 0;
+}
+
+/*
+ * Tell the events group, from under the policy lock (ft_policy_edit()).
+ * The set stands whatever becomes of this; a lost event is counted.
+ */
+static void set_commit(const struct ft_port_policy *old,
+		       const struct ft_port_policy *new, void *arg)
+{
+	struct set_req *r = arg;
+	char name[IB_DEVICE_NAME_MAX];
+	struct sk_buff *skb;
+	int err;
+
+	skb = ft_nl_event_new(FABTRACE_EVENT_KIND_POLICY_CHANGE, ktime_get_ns());
+	if (IS_ERR_OR_NULL(skb)) {
+		err = PTR_ERR_OR_ZERO(skb);
+		goto out;
+	}
+	ft_nl_dev_name(r->dev, name);
+	if (nla_put_u32(skb, FABTRACE_A_EVENT_DEV_INDEX, r->dev->index) ||
+	    nla_put_string(skb, FABTRACE_A_EVENT_DEV_NAME, name) ||
+	    nla_put_u32(skb, FABTRACE_A_EVENT_PORT, r->port) ||
+	    put_config(skb, FABTRACE_A_EVENT_POLICY_OLD, old) ||
+	    put_config(skb, FABTRACE_A_EVENT_POLICY_NEW, new)) {
+		nlmsg_free(skb);
+		err = -EMSGSIZE;
+		goto out;
+	}
+	err = ft_nl_event_send(skb);
+out:
+	ft_nl_count_event(err);
+}
+
+int fabtrace_nl_policy_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[FABTRACE_A_POLICY_CFG_MAX + 1];
+	struct set_req req = { .tb = tb, .extack = info->extack };
+	const struct ft_policy_edit edit = {
+		.edit = set_edit, .commit = set_commit, .arg = &req,
+	};
+	struct nlattr **attrs = info->attrs;
+	unsigned int i;
+	int err;
+
+	if (!attrs[FABTRACE_A_POLICY_DEV_INDEX] && !attrs[FABTRACE_A_POLICY_DEV_NAME]) {
+		NL_SET_ERR_MSG(info->extack, "missing device index or name");
+		return -EINVAL;
+	}
+	if (!attrs[FABTRACE_A_POLICY_CONFIG]) {
+		NL_SET_ERR_MSG(info->extack, "missing config: nothing to set");
+		return -EINVAL;
+	}
+	/* validated against the policy already, with the request */
+	err = nla_parse_nested(tb, FABTRACE_A_POLICY_CFG_MAX,
+			       attrs[FABTRACE_A_POLICY_CONFIG],
+			       fabtrace_policy_cfg_nl_policy, info->extack);
+	if (err)
+		return err;
+	for (i = 1; i <= FABTRACE_A_POLICY_CFG_MAX && !tb[i]; i++)
+		;
+	if (i > FABTRACE_A_POLICY_CFG_MAX) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[FABTRACE_A_POLICY_CONFIG],
+				    "config: nothing to set");
+		return -EINVAL;
+	}
+	req.dev = ft_nl_req_dev(attrs, FABTRACE_A_POLICY_DEV_INDEX,
+				FABTRACE_A_POLICY_DEV_NAME, info->extack);
+	if (IS_ERR(req.dev))
+		return PTR_ERR(req.dev);
+	err = req_port(req.dev, attrs[FABTRACE_A_POLICY_PORT], &req.port, info->extack);
+	if (!err)
+		err = ft_policy_edit(req.dev, req.port, &edit);
+	ft_dev_put(req.dev);
+	return err;
+}

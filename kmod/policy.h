@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The PFC/ECN policy of each RDMA port: its values and how they change. */
+#ifndef _FABTRACE_POLICY_H
+#define _FABTRACE_POLICY_H
+
+#include <linux/build_bug.h>
+#include <linux/rcupdate.h>
+#include <linux/types.h>
+
+#define FT_DSCP_MAX		64
+#define FT_PRIO_MAX		8
+#define FT_CNP_INTERVAL_MAX	1000000		/* us */
+#define FT_WD_DETECT_MIN	100		/* ms, as SONiC's pfcwd */
+#define FT_WD_DETECT_MAX	5000
+#define FT_WD_RESTORE_MIN	100
+#define FT_WD_RESTORE_MAX	60000
+
+/* No padding: two policies compare with memcmp(). */
+struct ft_port_policy {
+	u32 cnp_interval_us;
+	u32 wd_detect_ms;		/* 0: watchdog off */
+	u32 wd_restore_ms;
+	u32 wd_action;			/* enum fabtrace_wd_action */
+	u8 dscp_prio[FT_DSCP_MAX];
+	u8 trust;			/* enum fabtrace_trust */
+	u8 pfc;				/* bit p: priority p */
+	u8 ecn;
+	u8 cnp;				/* 0 or 1 */
+	u8 cnp_dscp;
+	u8 zero[3];
+};
+
+static_assert(sizeof(struct ft_port_policy) == 88);
+
+/*
+ * A device's policies, indexed by port number.  Replaced whole under the
+ * policy lock and freed after a grace period: readers (the data path, in
+ * time) see one consistent policy without a lock.
+ */
+struct ft_policy {
+	struct rcu_head rcu;
+	u32 nports;			/* ports 0..nports - 1 */
+	struct ft_port_policy port[];
+};
+
+struct ft_dev;
+
+void ft_policy_default(struct ft_port_policy *p);
+u64 ft_policy_ect_dscp(const struct ft_port_policy *p);
+void ft_policy_read(struct ft_dev *dev, u32 port, struct ft_port_policy *p);
+
+/*
+ * A change of one port's policy.  @edit gets a copy of the current policy
+ * to change, and may fail (-errno), which leaves the policy as it was.  If
+ * the copy differs, it is published, and @commit is told the values before
+ * and after, under the policy lock: commits come in the order of changes.
+ */
+struct ft_policy_edit {
+	int (*edit)(struct ft_port_policy *p, void *arg);
+	void (*commit)(const struct ft_port_policy *old,
+		       const struct ft_port_policy *new, void *arg);
+	void *arg;
+};
+
+/* Context: process; takes the policy lock; may sleep. */
+int ft_policy_edit(struct ft_dev *dev, u32 port, const struct ft_policy_edit *e);
+
+/* Context: the device is unreachable for readers (after a grace period). */
+void ft_policy_free(struct ft_dev *dev);
+
+#endif /* _FABTRACE_POLICY_H */
