@@ -17,7 +17,8 @@
 
 struct ft {
 	/* global options */
-	bool json, pretty, stats, numeric, batch;
+	bool json, pretty, stats, numeric;
+	const char *batch;	/* -b FILE */
 	unsigned long count;	/* --count: monitor stops after N events */
 	struct out *out;
 	/* the one netlink socket, opened on first use */

@@ -19,9 +19,9 @@ static void usage(FILE *fp)
 		"Usage: fabtrace [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       fabtrace { -V | --version }\n"
 		"       fabtrace { -h | --help | help }\n"
-		"where  OBJECT  := { dev | qp | stats | monitor | top }\n"
+		"where  OBJECT  := { dev | qp | stats | monitor | top | policy }\n"
 		"       OPTIONS := { -j | --json | -p | --pretty | -s | --stats |\n"
-		"                    -n | --numeric | -b | --batch | --count N |\n"
+		"                    -n | --numeric | -b | --batch FILE | --count N |\n"
 		"                    --rcvbuf BYTES }\n"
 		"\n"
 		"Objects:\n"
@@ -30,6 +30,7 @@ static void usage(FILE *fp)
 		"  stats    the module's statistics about itself\n"
 		"  monitor  QP lifecycle and congestion events as they happen\n"
 		"  top      QPs ranked by traffic or congestion rates, refreshed\n"
+		"  policy   the PFC/ECN policy of RDMA ports: show it, set it\n"
 		"\"fabtrace OBJECT help\" describes an object's commands; the first\n"
 		"command listed is the default (\"fabtrace qp\" = \"fabtrace qp show\").\n"
 		"Keywords must be spelled out in full.\n"
@@ -41,7 +42,9 @@ static void usage(FILE *fp)
 		"                  object per line)\n"
 		"  -s, --stats     every counter\n"
 		"  -n, --numeric   exact numbers instead of K/M/G and KiB/MiB/GiB units\n"
-		"  -b, --batch     top: plain snapshots instead of redrawing the screen\n"
+		"  -b, --batch FILE  run the commands in FILE (\"-\": standard input), one\n"
+		"                  a line without \"fabtrace\", # starts a comment; stops\n"
+		"                  at the first that fails, naming its line (as ip -b)\n"
 		"      --count N   monitor: exit after N events\n"
 		"      --rcvbuf BYTES  netlink receive buffer (default 1 MiB, monitor\n"
 		"                  8 MiB; above net.core.rmem_max needs CAP_NET_ADMIN)\n"
@@ -59,7 +62,9 @@ static void usage(FILE *fp)
 		"  fabtrace -j qp show congested sort ce limit 10\n"
 		"  fabtrace monitor events ce,cnp,nak\n"
 		"  fabtrace top sort retrans\n"
-		"  fabtrace stats\n");
+		"  fabtrace stats\n"
+		"  fabtrace policy set dev rxe0 trust dscp pfc 3 ecn 3\n"
+		"  fabtrace -b policy.saved\n");
 }
 
 static int do_help(struct ft *ft, int argc, char **argv)
@@ -81,6 +86,7 @@ static const struct cmd objects[] = {
 	{ "stats", do_stats },
 	{ "monitor", do_monitor },
 	{ "top", do_top },
+	{ "policy", do_policy },
 	{ "help", do_help },
 	{ NULL, NULL }
 };
@@ -113,7 +119,7 @@ int main(int argc, char **argv)
 		{ "pretty", no_argument, NULL, 'p' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "numeric", no_argument, NULL, 'n' },
-		{ "batch", no_argument, NULL, 'b' },
+		{ "batch", required_argument, NULL, 'b' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "rcvbuf", required_argument, NULL, 'r' },
 		{ "version", no_argument, NULL, 'V' },
@@ -129,7 +135,7 @@ int main(int argc, char **argv)
 	for (;;) {
 		at = optind;
 		idx = -1;
-		opt = getopt_long(argc, argv, "+jpsnbVh", longopts, &idx);
+		opt = getopt_long(argc, argv, "+jpsnb:Vh", longopts, &idx);
 		if (opt == -1)
 			break;
 		/* getopt_long() takes "--jso" for "--json": keywords are exact here */
@@ -151,7 +157,7 @@ int main(int argc, char **argv)
 			ft.numeric = true;
 			break;
 		case 'b':
-			ft.batch = true;
+			ft.batch = optarg;
 			break;
 		case 'c':
 			if (parse_u64(optarg, UINT32_MAX, &count) || !count) {
@@ -175,7 +181,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return FT_EXIT_OK;
 		default:
-			if (optopt == 'c' || optopt == 'r')
+			if (optopt == 'c' || optopt == 'r' || optopt == 'b')
 				ft_err("option \"%s\" needs a value", argv[optind - 1]);
 			else if (optopt)
 				ft_err("unknown option \"-%c\", try \"fabtrace help\"", optopt);
@@ -187,7 +193,12 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc < 1) {
+	if (ft.batch && argc > 0) {
+		ft_err("-b %s runs the commands of a file: \"%s\" after it is one too many",
+		       ft.batch, argv[0]);
+		return FT_EXIT_ERR;
+	}
+	if (argc < 1 && !ft.batch) {
 		usage(stderr);
 		return FT_EXIT_ERR;
 	}
@@ -196,7 +207,10 @@ int main(int argc, char **argv)
 	if (!isatty(STDOUT_FILENO))
 		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	ft.out = out_new(stdout, ft.json, ft.pretty, ft.numeric);
-	ret = cmd_dispatch(&ft, objects, "object", "fabtrace help", argc, argv);
+	if (ft.batch)
+		ret = ft_batch(&ft, objects, ft.batch);
+	else
+		ret = cmd_dispatch(&ft, objects, "object", "fabtrace help", argc, argv);
 	out_free(ft.out);
 	if (ft.nl_open)
 		nl_close(&ft.nl);

@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "qpset.h"
+#include "rec.h"
 
 struct ft;
 struct qpn_range;
@@ -17,6 +18,12 @@ int do_qp(struct ft *ft, int argc, char **argv);
 int do_stats(struct ft *ft, int argc, char **argv);
 int do_monitor(struct ft *ft, int argc, char **argv);
 int do_top(struct ft *ft, int argc, char **argv);
+int do_policy(struct ft *ft, int argc, char **argv);
+
+/* -b FILE ("-": stdin): each line a command; stops at the first error. */
+int ft_batch(struct ft *ft, const struct cmd *objects, const char *path);
+/* One line's words, split in place (unit-tested): count, or -1 and @why. */
+int batch_split(char *line, char **argv, int max, const char **why);
 
 /* "dev DEV" in an argument table (cmd.h): a name the kernel can hold. */
 #define ARG_DEV(p)	{ .key = "dev", .kind = ARG_STR, .dst = (p), .min = 1,	\
@@ -37,6 +44,19 @@ int qp_parse_show(int argc, char **argv, struct qp_query *q);
 /* A single QP named by device and number, and nothing else: a do request. */
 bool qp_query_is_do(const struct qp_query *q);
 void qp_query_free(struct qp_query *q);
+
+/* "policy set" arguments, parsed without the kernel (unit-tested). */
+struct policy_req {
+	const char *dev;
+	uint32_t port;
+	bool has_port;
+	struct ft_policy_cfg cfg;	/* the fields given: cfg.have */
+	uint64_t map_set;		/* DSCPs given in dscp-map */
+	bool map_default;		/* dscp-map starts from the defaults */
+};
+
+/* 0, ARGS_HELP or -1 (printed). */
+int policy_parse_set(int argc, char **argv, struct policy_req *r);
 
 struct nlmsghdr;
 

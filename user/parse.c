@@ -85,6 +85,7 @@ const struct kw ft_kw_event[] = {
 	{ "rnr-timeout", FABTRACE_EVENT_KIND_RNR_TIMEOUT },
 	{ "retry-exhausted", FABTRACE_EVENT_KIND_RETRY_EXHAUSTED },
 	{ "dropped", FABTRACE_EVENT_KIND_DROPPED },
+	{ "policy-change", FABTRACE_EVENT_KIND_POLICY_CHANGE },
 	{ NULL, 0 }
 };
 

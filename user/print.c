@@ -310,7 +310,8 @@ void print_stats(struct out *o, const struct ft_stats_rec *r)
 static bool kind_has_count(uint32_t kind)
 {
 	return kind != FABTRACE_EVENT_KIND_QP_CREATE &&
-	       kind != FABTRACE_EVENT_KIND_QP_DESTROY;
+	       kind != FABTRACE_EVENT_KIND_QP_DESTROY &&
+	       kind != FABTRACE_EVENT_KIND_POLICY_CHANGE;
 }
 
 static void print_event_json(struct out *o, const struct ft_event_rec *e)
@@ -347,6 +348,10 @@ static void print_event_json(struct out *o, const struct ft_event_rec *e)
 		print_traffic(o, "rx", "", &e->rx);
 	if (e->have & FT_EV_HAVE_CONG)
 		print_cong(o, "", &e->cong);
+	if (e->have & FT_EV_HAVE_PORT)
+		out_u64(o, PRINT_JSON, "port", NULL, e->port);
+	if (e->have & FT_EV_HAVE_POLICY)
+		print_policy_change(o, &e->old, &e->new);
 	out_obj_end(o);
 }
 
@@ -370,7 +375,11 @@ void print_event(struct out *o, const struct ft_event_rec *e)
 		out_str(o, PRINT_FP, NULL, " dev %s", e->dev);
 	if (e->have & FT_EV_HAVE_QPN)
 		fprintf(fp, " qpn %u", e->qpn);
+	if (e->have & FT_EV_HAVE_PORT)
+		fprintf(fp, " port %u", e->port);
 	fprintf(fp, " %s", kw_text(ft_kw_event, e->kind, buf, sizeof(buf)));
+	if (e->have & FT_EV_HAVE_POLICY)
+		print_policy_change(o, &e->old, &e->new);
 	if (kind_has_count(e->kind))
 		fprintf(fp, " count %llu", (unsigned long long)e->count);
 	if (e->have & FT_EV_HAVE_PEER)

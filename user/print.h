@@ -32,6 +32,10 @@ void print_dev(struct out *o, const struct ft_dev_rec *r, int stats);
 /* Module statistics: JSON object or three text lines. */
 void print_stats(struct out *o, const struct ft_stats_rec *r);
 
+/* A policy-change's fields: " ecn none->3" in text, "old" and "new" in JSON. */
+void print_policy_change(struct out *o, const struct ft_policy_cfg *old,
+			 const struct ft_policy_cfg *new);
+
 /* One event: a JSON line or one text line. */
 void print_event(struct out *o, const struct ft_event_rec *e);
 

@@ -378,6 +378,65 @@ int ft_parse_stats(const struct nlmsghdr *nlh, struct ft_stats_rec *r)
 	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), stats_cb, r) < 0 ? -1 : 0;
 }
 
+static int policy_cfg_cb(const struct nlattr *a, void *data)
+{
+	struct ft_policy_cfg *c = data;
+	unsigned int type = mnl_attr_get_type(a);
+
+	if (type == FABTRACE_A_POLICY_CFG_DSCP_MAP) {
+		if (mnl_attr_get_payload_len(a) != sizeof(c->dscp))
+			return MNL_CB_OK;
+		memcpy(c->dscp, mnl_attr_get_payload(a), sizeof(c->dscp));
+	} else if (type > FABTRACE_A_POLICY_CFG_MAX || !get_u32(a, &c->v[type])) {
+		return MNL_CB_OK;
+	}
+	c->have |= 1u << type;
+	return MNL_CB_OK;
+}
+
+static void parse_policy_cfg(const struct nlattr *nest, struct ft_policy_cfg *c)
+{
+	mnl_attr_parse_nested(nest, policy_cfg_cb, c);
+}
+
+static int policy_cb(const struct nlattr *a, void *data)
+{
+	struct ft_policy_rec *r = data;
+
+	switch (mnl_attr_get_type(a)) {
+	case FABTRACE_A_POLICY_DEV_INDEX:
+		get_u32(a, &r->dev_index);
+		break;
+	case FABTRACE_A_POLICY_DEV_NAME:
+		get_str(a, r->dev, sizeof(r->dev));
+		break;
+	case FABTRACE_A_POLICY_PORT:
+		get_u32(a, &r->port);
+		break;
+	case FABTRACE_A_POLICY_CONFIG:
+		parse_policy_cfg(a, &r->cfg);
+		break;
+	case FABTRACE_A_POLICY_NETDEV_NAME:
+		get_str(a, r->netdev, sizeof(r->netdev));
+		break;
+	case FABTRACE_A_POLICY_NETDEV_IFINDEX:
+		get_u32(a, &r->ifindex);
+		break;
+	case FABTRACE_A_POLICY_DCB:
+		get_u32(a, &r->dcb);
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+int ft_parse_policy(const struct nlmsghdr *nlh, struct ft_policy_rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (genl_ok(nlh))
+		return -1;
+	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), policy_cb, r) < 0 ? -1 : 0;
+}
+
 static int event_cb(const struct nlattr *a, void *data)
 {
 	struct ft_event_rec *r = data;
@@ -441,6 +500,18 @@ static int event_cb(const struct nlattr *a, void *data)
 	case FABTRACE_A_EVENT_CONG:
 		parse_cong(a, &r->cong);
 		r->have |= FT_EV_HAVE_CONG;
+		break;
+	case FABTRACE_A_EVENT_PORT:
+		if (get_u32(a, &r->port))
+			r->have |= FT_EV_HAVE_PORT;
+		break;
+	case FABTRACE_A_EVENT_POLICY_OLD:
+		parse_policy_cfg(a, &r->old);
+		r->have |= FT_EV_HAVE_POLICY;
+		break;
+	case FABTRACE_A_EVENT_POLICY_NEW:
+		parse_policy_cfg(a, &r->new);
+		r->have |= FT_EV_HAVE_POLICY;
 		break;
 	}
 	return MNL_CB_OK;

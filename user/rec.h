@@ -87,15 +87,32 @@ struct ft_stats_rec {
 
 extern const char *const ft_stats_keys[FABTRACE_A_STATS_MAX + 1];
 
+/* A port's policy values, indexed by attribute type (dscp-map apart). */
+struct ft_policy_cfg {
+	uint32_t v[FABTRACE_A_POLICY_CFG_MAX + 1];
+	uint8_t dscp[64];
+	uint32_t have;			/* 1 << FABTRACE_A_POLICY_CFG_* */
+};
+
+struct ft_policy_rec {
+	uint32_t dev_index, port, ifindex, dcb;
+	char dev[FT_NAME_LEN];
+	char netdev[FT_IFNAME_LEN];
+	struct ft_policy_cfg cfg;
+};
+
+int ft_parse_policy(const struct nlmsghdr *nlh, struct ft_policy_rec *r);
+
 struct ft_event_rec {
 	uint64_t seq, time, count, suppressed;
-	uint32_t kind, dev_index, qpn, remote_qpn, pid;
+	uint32_t kind, dev_index, qpn, remote_qpn, pid, port;
 	uint8_t peer[16];
 	char dev[FT_NAME_LEN];
 	char comm[FT_COMM_LEN];
 	unsigned int have;	/* FT_EV_HAVE_* */
 	struct ft_traffic tx, rx;
 	struct ft_cong cong;
+	struct ft_policy_cfg old, new;	/* policy-change */
 };
 
 #define FT_EV_HAVE_SEQ		(1u << 0)
@@ -112,6 +129,8 @@ struct ft_event_rec {
 #define FT_EV_HAVE_COUNT	(1u << 11)
 #define FT_EV_HAVE_DEV_INDEX	(1u << 12)
 #define FT_EV_HAVE_COMM		(1u << 13)
+#define FT_EV_HAVE_PORT		(1u << 14)
+#define FT_EV_HAVE_POLICY	(1u << 15)	/* old and new */
 
 /*
  * Parse one generic netlink message of the family.  Attributes of types

@@ -30,7 +30,7 @@
 
 static int top_help(void)
 {
-	printf("Usage: fabtrace top [ dev DEV ] [ sort KEY ] [ interval MS ] [ -b ]\n"
+	printf("Usage: fabtrace top [ dev DEV ] [ sort KEY ] [ interval MS ] [ batch ]\n"
 	       "                    [ iterations N ] [ limit N ]\n"
 	       "       fabtrace top help\n"
 	       "where  KEY := { bytes | pkts | ce | cnp | nak | retrans }\n"
@@ -41,7 +41,8 @@ static int top_help(void)
 	       "received).  The first screen comes after one interval: rates need two\n"
 	       "samples.  On a terminal the screen is redrawn in place: q, Ctrl-C,\n"
 	       "SIGTERM, SIGHUP or SIGQUIT quit and Ctrl-Z suspends, each with the\n"
-	       "terminal restored.  -b, or output that is not a terminal, prints plain\n"
+	       "terminal restored.  batch (or -b after top), or output that is not a\n"
+	       "terminal, prints plain\n"
 	       "snapshots with a header line each, for scripts.  iterations N stops\n"
 	       "after N snapshots; limit N shows the first N QPs (on a terminal: what\n"
 	       "fits).\n"
@@ -54,7 +55,7 @@ static int top_help(void)
 	       "Examples:\n"
 	       "  fabtrace top\n"
 	       "  fabtrace top dev rxe0 sort retrans interval 500\n"
-	       "  fabtrace top -b iterations 5 limit 10\n"
+	       "  fabtrace top batch iterations 5 limit 10\n"
 	       "  fabtrace -j top sort ce iterations 3\n");
 	return 0;
 }
@@ -79,6 +80,8 @@ static int parse_args(int argc, char **argv, struct top *t)
 	uint32_t sort = t->sort;
 	const struct arg args[] = {
 		{ .key = "help", .kind = ARG_HELP },
+		{ .key = "batch", .kind = ARG_FLAG, .dst = &t->batch, .repeat = true },
+		/* top's own -b, from before -b FILE was the global batch file */
 		{ .key = "-b", .kind = ARG_FLAG, .dst = &t->batch, .repeat = true },
 		ARG_DEV(&t->dev),
 		{ .key = "sort", .kind = ARG_KW, .kw = ft_kw_top_sort, .dst = &sort },
@@ -311,7 +314,7 @@ static int run(struct top *t, const sigset_t *mask)
 
 int do_top(struct ft *ft, int argc, char **argv)
 {
-	struct top t = { .ft = ft, .interval_ms = 1000, .batch = ft->batch };
+	struct top t = { .ft = ft, .interval_ms = 1000 };
 	sigset_t mask;
 	int ret;
 

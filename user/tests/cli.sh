@@ -90,6 +90,34 @@ fi
 run --version
 [ "$rc" = 0 ] && grep -q '^fabtrace ' "$tmp/out" && ok "--version" || not_ok "--version"
 
+usage_error "policy set without dev" 'policy set: "dev" is required' policy set ecn 3
+usage_error "policy set of nothing" 'policy set: nothing to set' policy set dev rxe0
+usage_error "policy set priority 8" 'policy set: invalid pfc "3,8": not none or a list of priorities 0..7' \
+	policy set dev rxe0 pfc 3,8
+usage_error "policy set DSCP 64" 'policy set: invalid dscp-map "64:1"' policy set dev rxe0 dscp-map 64:1
+usage_error "policy set interval 0" 'policy set: invalid cnp-interval "0"' policy set dev rxe0 cnp-interval 0
+usage_error "policy set detection 50 ms" 'policy set: invalid pfc-watchdog "50": not a detection time' \
+	policy set dev rxe0 pfc-watchdog detect 50
+usage_error "policy show port 0" 'policy show: invalid port "0"' policy show port 0
+usage_error "abbreviated policy command" 'unknown policy command "sh"' policy sh
+usage_error "-b without a file" 'option "-b" needs a value' -b
+usage_error "-b and a command" '-b f runs the commands of a file' -b f dev show
+usage_error "-b of a missing file" '-b /nonexistent/x: No such file or directory' -b /nonexistent/x
+
+# -b: runs each line, stops at the first failure and names its line.
+printf '# saved\n\nhelp\nbogus\nhelp\n' >"$tmp/batch"
+run -b "$tmp/batch"
+if [ "$rc" = 1 ] && [ "$(grep -c '^Usage: fabtrace' "$tmp/out")" = 1 ] &&
+   grep -q "^fabtrace: unknown object \"bogus\"" "$tmp/err" &&
+   grep -q "^fabtrace: $tmp/batch:4: command failed, stopping" "$tmp/err"; then
+	ok "-b FILE stops at line 4, after running line 3"
+else
+	echo "# rc $rc err: $(head -c 300 "$tmp/err")"
+	not_ok "-b FILE stops at line 4, after running line 3"
+fi
+printf 'help\n' | "$FT" -b - >"$tmp/out" 2>"$tmp/err" && grep -q '^Usage: fabtrace' "$tmp/out" &&
+	ok "-b - reads standard input" || not_ok "-b - reads standard input"
+
 # Every help: exit 0, on stdout, lists what it should, ends with Examples.
 help_ok() {
 	local desc=$1 want=$2 why=
@@ -106,7 +134,7 @@ help_ok() {
 	if [ -z "$why" ]; then ok "$desc"; else echo "# $why"; not_ok "$desc"; fi
 }
 
-help_ok "help lists the objects" "dev qp stats monitor top" help
+help_ok "help lists the objects" "dev qp stats monitor top policy" help
 help_ok "-h" "dev qp stats monitor top" -h
 help_ok "--help" "Exit" --help
 help_ok "dev help" "show" dev help
@@ -114,7 +142,10 @@ help_ok "qp help" "show reset congested destroyed sort limit" qp help
 help_ok "qp show help" "show" qp show help
 help_ok "stats help" "show" stats help
 help_ok "monitor help" "events dropped" monitor help
-help_ok "top help" "interval iterations" top help
+help_ok "top help" "interval iterations batch" top help
+help_ok "policy help" "show set trust dscp-map pfc ecn cnp cnp-interval cnp-dscp pfc-watchdog commands" \
+	policy help
+help_ok "policy set help" "set" policy set help
 
 # Without the module: exactly one line naming the fix, exit 1, for every
 # command that needs the kernel, with and without -j.

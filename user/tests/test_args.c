@@ -4,6 +4,7 @@
 #include "tap.h"
 
 #include "cmd.h"
+#include "objects.h"
 #include "parse.h"
 
 #define CTX	"t"
@@ -15,6 +16,15 @@
  */
 static char words[512], *err_text;
 static size_t err_len;
+
+static struct policy_req pr;
+
+/* The parser run() drives: args_parse() with @table, or "policy set"'s. */
+static int parse_with(const struct arg *table, int argc, char **argv)
+{
+	return table ? args_parse(CTX, HELP, table, argc, argv) :
+		       policy_parse_set(argc, argv, &pr);
+}
 
 static int run(const struct arg *table, const char *line, const char **err)
 {
@@ -32,7 +42,7 @@ static int run(const struct arg *table, const char *line, const char **err)
 	if (!fp)
 		return -100;
 	stderr = fp;
-	ret = args_parse(CTX, HELP, table, argc, argv);
+	ret = parse_with(table, argc, argv);
 	stderr = saved;
 	fclose(fp);
 	*err = err_text;
@@ -318,184 +328,143 @@ TEST(spellings_and_repeats)
 	EXPECT_REJECT(t, "none none", "t: \"none\" given twice");
 }
 
-/*
- * The "policy set" grammar to come, as a table: a keyword per knob, lists
- * and maps by parsers, a two-word value, a keyword that may repeat.
- */
-enum { TRUST_PCP, TRUST_DSCP };
-
-static const struct kw trust_kw[] = {
-	{ "pcp", TRUST_PCP },
-	{ "dscp", TRUST_DSCP },
-	{ NULL, 0 }
-};
-
-static const struct kw on_off[] = {
-	{ "on", 1 },
-	{ "off", 0 },
-	{ NULL, 0 }
-};
-
-struct policy {
-	uint32_t trust, ecn, cnp, cnp_interval;
-	uint8_t pfc;			/* 1 << priority */
-	uint8_t dscp_prio[64];		/* 0xff: not mapped */
-	bool watchdog_off, has_watchdog, has_pfc;
-	uint32_t detect_ms, restore_ms;
-};
-
-/* "3,4": priorities 0..7 */
-static int pfc_arg(struct arg_val *v, void *dst)
+/* "policy set" itself: its table, its parsers and its own checks. */
+static int run_policy(const char *line, const char **err)
 {
-	char copy[64], *p, *save = NULL;
-	uint8_t *mask = dst, m = 0;
-	uint32_t prio;
-
-	snprintf(copy, sizeof(copy), "%s", v->argv[0]);
-	for (p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
-		if (parse_u32(p, 7, &prio)) {
-			v->why = "not a list of priorities 0..7";
-			return ARG_INVALID;
-		}
-		m |= 1u << prio;
-	}
-	*mask = m;
-	return 1;
+	return run(NULL, line, err);
 }
 
-/* "26:3": DSCP 0..63 to priority 0..7; one map a time, the keyword repeats */
-static int dscp_map_arg(struct arg_val *v, void *dst)
-{
-	struct policy *p = dst;
-	const char *colon = strchr(v->argv[0], ':');
-	char dscp_s[8];
-	uint32_t dscp, prio;
+#define POLICY_OK(line) do {						\
+	const char *_e;							\
+	EXPECT_EQ(run_policy(line, &_e), 0);				\
+	EXPECT_STREQ(_e, "");						\
+} while (0)
 
-	if (!colon || colon - v->argv[0] >= (long)sizeof(dscp_s)) {
-		v->why = "not DSCP:PRIO";
-		return ARG_INVALID;
-	}
-	memcpy(dscp_s, v->argv[0], colon - v->argv[0]);
-	dscp_s[colon - v->argv[0]] = '\0';
-	if (parse_u32(dscp_s, 63, &dscp) || parse_u32(colon + 1, 7, &prio)) {
-		v->why = "not DSCP:PRIO (0..63:0..7)";
-		return ARG_INVALID;
-	}
-	p->dscp_prio[dscp] = prio;
-	return 1;
+#define POLICY_BAD(line, msg) do {					\
+	const char *_e;							\
+	EXPECT_EQ(run_policy(line, &_e), -1);				\
+	EXPECT_STREQ(_e, "fabtrace: policy set: " msg "\n");		\
+} while (0)
+
+#define HAS(a)	(pr.cfg.have & (1u << FABTRACE_A_POLICY_CFG_##a))
+#define VAL(a)	(pr.cfg.v[FABTRACE_A_POLICY_CFG_##a])
+
+TEST(policy_set_every_field)
+{
+	POLICY_OK("dev rxe0 port 1 trust dscp dscp-map 26:3,46:5 pfc 3,4 ecn 3 cnp off "
+		  "cnp-interval 50 cnp-dscp 48 pfc-watchdog detect 200 restore 900");
+	EXPECT_STREQ(pr.dev, "rxe0");
+	EXPECT_TRUE(pr.has_port && pr.port == 1);
+	EXPECT_TRUE(HAS(TRUST) && VAL(TRUST) == FABTRACE_TRUST_DSCP);
+	EXPECT_TRUE(HAS(DSCP_MAP) && !pr.map_default);
+	EXPECT_EQ(pr.map_set, (1ull << 26) | (1ull << 46));
+	EXPECT_TRUE(pr.cfg.dscp[26] == 3 && pr.cfg.dscp[46] == 5);
+	EXPECT_TRUE(HAS(PFC) && VAL(PFC) == 0x18);
+	EXPECT_TRUE(HAS(ECN) && VAL(ECN) == 0x08);
+	EXPECT_TRUE(HAS(CNP) && VAL(CNP) == 0);
+	EXPECT_TRUE(HAS(CNP_INTERVAL) && VAL(CNP_INTERVAL) == 50);
+	EXPECT_TRUE(HAS(CNP_DSCP) && VAL(CNP_DSCP) == 48);
+	EXPECT_TRUE(HAS(WD_DETECT) && VAL(WD_DETECT) == 200);
+	EXPECT_TRUE(HAS(WD_RESTORE) && VAL(WD_RESTORE) == 900);
+	EXPECT_FALSE(HAS(WD_ACTION));
 }
 
-/* "off", or "DETECT RESTORE" (milliseconds): one word or two */
-static int watchdog_arg(struct arg_val *v, void *dst)
+TEST(policy_set_partial)
 {
-	struct policy *p = dst;
+	unsigned int d;
 
-	if (!strcmp(v->argv[0], "off")) {
-		p->watchdog_off = true;
-		return 1;
-	}
-	if (parse_u32(v->argv[0], 60000, &p->detect_ms)) {
-		v->why = "not off or milliseconds up to 60000";
-		return ARG_INVALID;
-	}
-	if (v->argc < 2)
-		return ARG_MISSING;
-	if (parse_u32(v->argv[1], 60000, &p->restore_ms)) {
-		v->bad = v->argv[1];
-		v->why = "not milliseconds up to 60000";
-		return ARG_INVALID;
-	}
-	return 2;
+	/* only what is given goes to the kernel */
+	POLICY_OK("dev rxe0 ecn none");
+	EXPECT_EQ(pr.cfg.have, 1u << FABTRACE_A_POLICY_CFG_ECN);
+	EXPECT_EQ(VAL(ECN), 0);
+	EXPECT_FALSE(pr.has_port);
+	/* detection alone: the kernel doubles it for the restoration time */
+	POLICY_OK("pfc-watchdog detect 100 dev rxe0");
+	EXPECT_TRUE(HAS(WD_DETECT) && !HAS(WD_RESTORE) && VAL(WD_DETECT) == 100);
+	POLICY_OK("dev rxe0 pfc-watchdog off cnp on");
+	EXPECT_TRUE(HAS(WD_DETECT) && VAL(WD_DETECT) == 0 && VAL(CNP) == 1);
+	/* default resets the map before the entries after it */
+	POLICY_OK("dev rxe0 dscp-map default,10:7");
+	EXPECT_TRUE(pr.map_default);
+	for (d = 0; d < 64; d++)
+		if (pr.cfg.dscp[d] != (d == 10 ? 7 : d >> 3))
+			break;
+	EXPECT_EQ(d, 64);
+	POLICY_OK("dev rxe0 pfc 0,1,2,3,4,5,6,7");
+	EXPECT_EQ(VAL(PFC), 0xff);
 }
 
-static void policy_table(struct arg *t, struct policy *p)
+TEST(policy_set_rejects)
 {
-	const struct arg policy[] = {
-		{ .key = "help", .kind = ARG_HELP },
-		{ .key = "trust", .kind = ARG_KW, .kw = trust_kw, .dst = &p->trust },
-		{ .key = "pfc", .kind = ARG_FN, .fn = pfc_arg, .dst = &p->pfc,
-		  .seen = &p->has_pfc },
-		{ .key = "ecn", .kind = ARG_U32, .max = 7, .dst = &p->ecn,
-		  .why = "not a priority 0..7" },
-		{ .key = "cnp", .kind = ARG_KW, .kw = on_off, .dst = &p->cnp },
-		{ .key = "cnp-interval", .kind = ARG_U32, .min = 1, .max = 1000000,
-		  .dst = &p->cnp_interval, .why = "not microseconds from 1 to 1000000" },
-		{ .key = "dscp-map", .kind = ARG_FN, .fn = dscp_map_arg, .dst = p,
-		  .repeat = true },
-		{ .key = "watchdog", .kind = ARG_FN, .fn = watchdog_arg, .dst = p,
-		  .seen = &p->has_watchdog },
-		{ .key = NULL }
-	};
+	POLICY_BAD("trust dscp", "\"dev\" is required");
+	POLICY_BAD("dev rxe0", "nothing to set, try \"fabtrace policy help\"");
+	POLICY_BAD("dev rxe0 port 1", "nothing to set, try \"fabtrace policy help\"");
+	POLICY_BAD("dev rxe0 trust pc", "invalid trust \"pc\": not one of pcp|dscp");
+	POLICY_BAD("dev rxe0 pfc 3,8", "invalid pfc \"3,8\": not none or a list of priorities 0..7");
+	POLICY_BAD("dev rxe0 ecn 3,", "invalid ecn \"3,\": not none or a list of priorities 0..7");
+	POLICY_BAD("dev rxe0 ecn ,3", "invalid ecn \",3\": not none or a list of priorities 0..7");
+	POLICY_BAD("dev rxe0 cnp yes", "invalid cnp \"yes\": not one of on|off");
+	POLICY_BAD("dev rxe0 cnp-interval 0",
+		   "invalid cnp-interval \"0\": not microseconds from 1 to 1000000");
+	POLICY_BAD("dev rxe0 cnp-interval 1000001",
+		   "invalid cnp-interval \"1000001\": not microseconds from 1 to 1000000");
+	POLICY_BAD("dev rxe0 cnp-dscp 64", "invalid cnp-dscp \"64\": not a DSCP 0..63");
+	POLICY_BAD("dev rxe0 dscp-map 64:1",
+		   "invalid dscp-map \"64:1\": not a list of DSCP:PRIO (0..63:0..7) or default");
+	POLICY_BAD("dev rxe0 dscp-map 26:8",
+		   "invalid dscp-map \"26:8\": not a list of DSCP:PRIO (0..63:0..7) or default");
+	POLICY_BAD("dev rxe0 dscp-map 26",
+		   "invalid dscp-map \"26\": not a list of DSCP:PRIO (0..63:0..7) or default");
+	POLICY_BAD("dev rxe0 dscp-map 26:3,26:4", "invalid dscp-map \"26:3,26:4\": DSCP 26 given twice");
+	POLICY_BAD("dev rxe0 dscp-map 26:3,default",
+		   "invalid dscp-map \"26:3,default\": default must come first, once");
+	POLICY_BAD("dev rxe0 pfc-watchdog 50", "invalid pfc-watchdog \"50\": not off or detect MS [restore MS]");
+	POLICY_BAD("dev rxe0 pfc-watchdog detect", "\"pfc-watchdog\" needs a value");
+	POLICY_BAD("dev rxe0 pfc-watchdog detect 50",
+		   "invalid pfc-watchdog \"50\": not a detection time of 100..5000 ms");
+	POLICY_BAD("dev rxe0 pfc-watchdog detect 5001",
+		   "invalid pfc-watchdog \"5001\": not a detection time of 100..5000 ms");
+	POLICY_BAD("dev rxe0 pfc-watchdog detect 200 restore", "\"pfc-watchdog\" needs a value");
+	POLICY_BAD("dev rxe0 pfc-watchdog detect 200 restore 99",
+		   "invalid pfc-watchdog \"99\": not a restoration time of 100..60000 ms");
+	POLICY_BAD("dev rxe0 pfc-watchdog off pfc-watchdog detect 200",
+		   "\"pfc-watchdog\" given twice");
+	POLICY_BAD("dev rxe0 port 0 ecn 3", "invalid port \"0\": not a port number 1..255");
+	POLICY_BAD("dev rxe0 cnp-int 5",
+		   "unknown argument \"cnp-int\", try \"fabtrace policy help\"");
+	POLICY_BAD("dev rxe0 ecn 3 ecn 4", "\"ecn\" given twice");
+	/* help wins, before the checks of what is missing */
+	{
+		const char *e;
 
-	memcpy(t, policy, sizeof(policy));
-	memset(p, 0, sizeof(*p));
-	memset(p->dscp_prio, 0xff, sizeof(p->dscp_prio));
-}
-
-#define POLICY_N	9
-
-TEST(a_policy_set_grammar)
-{
-	struct arg t[POLICY_N];
-	struct policy p;
-
-	policy_table(t, &p);
-	EXPECT_ACCEPT(t, "trust dscp pfc 3,4 ecn 3 cnp on cnp-interval 50 "
-			 "dscp-map 26:3 dscp-map 46:5 watchdog 100 500");
-	EXPECT_EQ(p.trust, TRUST_DSCP);
-	EXPECT_EQ(p.pfc, 0x18);
-	EXPECT_TRUE(p.has_pfc);
-	EXPECT_EQ(p.ecn, 3);
-	EXPECT_EQ(p.cnp, 1);
-	EXPECT_EQ(p.cnp_interval, 50);
-	EXPECT_EQ(p.dscp_prio[26], 3);
-	EXPECT_EQ(p.dscp_prio[46], 5);
-	EXPECT_EQ(p.dscp_prio[0], 0xff);
-	EXPECT_TRUE(p.has_watchdog && !p.watchdog_off);
-	EXPECT_TRUE(p.detect_ms == 100 && p.restore_ms == 500);
-
-	/* a one-word value, then the next keyword */
-	policy_table(t, &p);
-	EXPECT_ACCEPT(t, "watchdog off cnp off");
-	EXPECT_TRUE(p.watchdog_off && p.cnp == 0);
-
-	policy_table(t, &p);
-	EXPECT_REJECT(t, "trust pc", "t: invalid trust \"pc\": not one of pcp|dscp");
-	EXPECT_REJECT(t, "pfc 3,8", "t: invalid pfc \"3,8\": not a list of priorities 0..7");
-	EXPECT_REJECT(t, "ecn 8", "t: invalid ecn \"8\": not a priority 0..7");
-	EXPECT_REJECT(t, "cnp yes", "t: invalid cnp \"yes\": not one of on|off");
-	EXPECT_REJECT(t, "cnp-interval 0",
-		      "t: invalid cnp-interval \"0\": not microseconds from 1 to 1000000");
-	EXPECT_REJECT(t, "dscp-map 64:1", "t: invalid dscp-map \"64:1\": not DSCP:PRIO (0..63:0..7)");
-	EXPECT_REJECT(t, "dscp-map 26", "t: invalid dscp-map \"26\": not DSCP:PRIO");
-	/* the second word of two: missing, or the one named as wrong */
-	EXPECT_REJECT(t, "watchdog 100", "t: \"watchdog\" needs a value");
-	EXPECT_REJECT(t, "watchdog 100 soon", "t: invalid watchdog \"soon\": not milliseconds up to 60000");
-	EXPECT_REJECT(t, "watchdog on", "t: invalid watchdog \"on\": not off or milliseconds up to 60000");
-	EXPECT_REJECT(t, "watchdog off watchdog 1 2", "t: \"watchdog\" given twice");
-	EXPECT_REJECT(t, "cnp-intervall 5",
-		      "t: unknown argument \"cnp-intervall\", try \"fabtrace t help\"");
-	EXPECT_REJECT(t, "cnp-int 5", "t: unknown argument \"cnp-int\", try \"fabtrace t help\"");
-}
-
-TEST(table_too_long)
-{
-	struct arg t[ARGS_MAX + 2];
-	const char *e;
-	int i;
-
-	memset(t, 0, sizeof(t));
-	for (i = 0; i <= ARGS_MAX; i++) {
-		t[i].key = "k";
-		t[i].kind = ARG_FLAG;
+		EXPECT_EQ(run_policy("help", &e), ARGS_HELP);
 	}
-	EXPECT_EQ(run(t, "", &e), -1);
-	EXPECT_STREQ(e, "fabtrace: t: more than 64 arguments in the table\n");
-	/* ARGS_MAX entries are fine, the last one included */
-	t[ARGS_MAX].key = NULL;
-	t[ARGS_MAX - 1].key = "last";
-	EXPECT_ACCEPT(t, "last");
-	EXPECT_REJECT(t, "last last", "t: \"last\" given twice");
+}
+
+TEST(batch_lines_split_into_words)
+{
+	char line[128], *argv[8];
+	const char *why = NULL;
+
+	strcpy(line, "  policy set dev rxe0\tecn 3 # a comment\n");
+	EXPECT_EQ(batch_split(line, argv, 8, &why), 6);
+	EXPECT_STREQ(argv[0], "policy");
+	EXPECT_STREQ(argv[4], "ecn");
+	EXPECT_STREQ(argv[5], "3");
+	strcpy(line, "qp show dev 'rx e0' \"a\"b\n");
+	EXPECT_EQ(batch_split(line, argv, 8, &why), 5);
+	EXPECT_STREQ(argv[3], "rx e0");
+	EXPECT_STREQ(argv[4], "ab");
+	strcpy(line, "# only a comment\n");
+	EXPECT_EQ(batch_split(line, argv, 8, &why), 0);
+	strcpy(line, "\n");
+	EXPECT_EQ(batch_split(line, argv, 8, &why), 0);
+	strcpy(line, "dev show 'rxe0\n");
+	EXPECT_EQ(batch_split(line, argv, 8, &why), -1);
+	EXPECT_STREQ(why, "unterminated quote");
+	strcpy(line, "a b c d e f g h i\n");
+	EXPECT_EQ(batch_split(line, argv, 8, &why), -1);
+	EXPECT_STREQ(why, "too many words");
 }
 
 TEST_HARNESS_MAIN

@@ -1,0 +1,591 @@
+// SPDX-License-Identifier: GPL-2.0
+/* fabtrace policy: show and set the PFC/ECN policy of RDMA ports. */
+
+#include <errno.h>
+#include <linux/genetlink.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "ft.h"
+#include "objects.h"
+#include "out.h"
+#include "parse.h"
+#include "print.h"
+#include "util.h"
+
+#define POLICY_HELP	"fabtrace policy help"
+
+#define CFG(a)		FABTRACE_A_POLICY_CFG_##a
+#define HAS(c, a)	((c)->have & (1u << CFG(a)))
+
+static int policy_help(struct ft *ft, int argc, char **argv)
+{
+	(void)ft;
+	(void)argc;
+	(void)argv;
+	printf("Usage: fabtrace policy [ show [ dev DEV ] [ port N ] [ commands ] ]\n"
+	       "       fabtrace policy set dev DEV [ port N ] [ trust { pcp | dscp } ]\n"
+	       "               [ dscp-map MAP ] [ pfc PRIOS ] [ ecn PRIOS ] [ cnp { on | off } ]\n"
+	       "               [ cnp-interval US ] [ cnp-dscp DSCP ]\n"
+	       "               [ pfc-watchdog { off | detect MS [ restore MS ] } ]\n"
+	       "       fabtrace policy help\n"
+	       "where  PRIOS := { none | PRIO[,PRIOS] }     PRIO := 0..7\n"
+	       "       MAP   := { default | DSCP:PRIO }[,MAP]   DSCP := 0..63\n"
+	       "\n"
+	       "The policy of an RDMA port says how its RoCE traffic handles congestion:\n"
+	       "which header gives a packet its priority (trust: the VLAN PCP, or the\n"
+	       "DSCP through dscp-map), which priorities are lossless (pfc) and ECN-capable\n"
+	       "(ecn), whether CE-marked packets are answered with CNPs (cnp, at most one\n"
+	       "per QP every cnp-interval microseconds, sent with cnp-dscp), and the PFC\n"
+	       "watchdog's pause-storm detection and restoration times (milliseconds,\n"
+	       "detect 100..5000, restore 100..60000, twice detect if not given).\n"
+	       "\n"
+	       "set changes the fields given and leaves the others (needs CAP_NET_ADMIN).\n"
+	       "dscp-map entries change those DSCPs; \"default\" first resets every DSCP d\n"
+	       "to priority d>>3.  Ports start with the defaults: trust pcp, dscp-map\n"
+	       "default, pfc none, ecn none, cnp on, cnp-interval 50, cnp-dscp 48,\n"
+	       "pfc-watchdog off.  The policy lives until the module is unloaded.\n"
+	       "\n"
+	       "show prints each port's policy and where its hardware part stands\n"
+	       "(dcb): unsupported when the port's netdev has no DCBNL.  -s lists every\n"
+	       "dscp-map entry.  \"commands\" prints \"policy set\" lines that restore the\n"
+	       "policy shown, with \"fabtrace -b FILE\".\n"
+	       "\n"
+	       "Examples:\n"
+	       "  fabtrace policy\n"
+	       "  fabtrace policy set dev rxe0 trust dscp dscp-map 26:3 pfc 3 ecn 3\n"
+	       "  fabtrace policy set dev rxe0 pfc-watchdog detect 200\n"
+	       "  fabtrace policy show commands > policy.saved\n"
+	       "  fabtrace -b policy.saved\n");
+	return 0;
+}
+
+static const struct kw trust_kw[] = {
+	{ "pcp", FABTRACE_TRUST_PCP },
+	{ "dscp", FABTRACE_TRUST_DSCP },
+	{ NULL, 0 }
+};
+
+static const struct kw dcb_kw[] = {
+	{ "no-netdev", FABTRACE_DCB_STATE_NO_NETDEV },
+	{ "unsupported", FABTRACE_DCB_STATE_UNSUPPORTED },
+	{ "not-applied", FABTRACE_DCB_STATE_NOT_APPLIED },
+	{ NULL, 0 }
+};
+
+static const struct kw wd_action_kw[] = {
+	{ "alert", FABTRACE_WD_ACTION_ALERT },
+	{ NULL, 0 }
+};
+
+static const struct kw on_off_kw[] = {
+	{ "on", 1 },
+	{ "off", 0 },
+	{ NULL, 0 }
+};
+
+/* --- printing ------------------------------------------------------------ */
+
+/* "none" or "3,4" */
+static const char *fmt_prios(char *buf, size_t len, uint32_t mask)
+{
+	size_t n = 0;
+	unsigned int p;
+
+	if (!(mask & 0xff))
+		return "none";
+	buf[0] = '\0';
+	for (p = 0; p < 8 && n < len; p++)
+		if (mask & (1u << p))
+			n += snprintf(buf + n, len - n, "%s%u", n ? "," : "", p);
+	return buf;
+}
+
+/* "default", "default,26:3,46:5", or every entry (@all) */
+static const char *fmt_map(char *buf, size_t len, const uint8_t *map, bool all)
+{
+	size_t n = snprintf(buf, len, "%s", all ? "" : "default");
+	unsigned int d;
+
+	for (d = 0; d < 64 && n < len; d++)
+		if (all || map[d] != d >> 3)
+			n += snprintf(buf + n, len - n, "%s%u:%u", n ? "," : "", d, map[d]);
+	return buf;
+}
+
+/* "off" or "detect 200 restore 400" */
+static const char *fmt_wd(char *buf, size_t len, const struct ft_policy_cfg *c)
+{
+	if (!c->v[CFG(WD_DETECT)])
+		return "off";
+	snprintf(buf, len, "detect %u restore %u", c->v[CFG(WD_DETECT)],
+		 c->v[CFG(WD_RESTORE)]);
+	return buf;
+}
+
+static void print_prios_json(struct out *o, const char *key, uint32_t mask)
+{
+	unsigned int p;
+
+	out_arr_begin(o, key);
+	for (p = 0; p < 8; p++)
+		if (mask & (1u << p))
+			out_u64(o, PRINT_JSON, NULL, NULL, p);
+	out_arr_end(o);
+}
+
+/* The policy values as JSON members (of the object being built). */
+static void print_cfg_json(struct out *o, const struct ft_policy_cfg *c)
+{
+	char buf[32];
+	unsigned int d;
+
+	out_str(o, PRINT_JSON, "trust", NULL,
+		kw_text(trust_kw, c->v[CFG(TRUST)], buf, sizeof(buf)));
+	out_arr_begin(o, "dscp_map");
+	for (d = 0; d < 64; d++)
+		out_u64(o, PRINT_JSON, NULL, NULL, c->dscp[d]);
+	out_arr_end(o);
+	print_prios_json(o, "pfc", c->v[CFG(PFC)]);
+	print_prios_json(o, "ecn", c->v[CFG(ECN)]);
+	out_bool(o, PRINT_JSON, "cnp", NULL, c->v[CFG(CNP)]);
+	out_u64(o, PRINT_JSON, "cnp_interval_us", NULL, c->v[CFG(CNP_INTERVAL)]);
+	out_u64(o, PRINT_JSON, "cnp_dscp", NULL, c->v[CFG(CNP_DSCP)]);
+	out_obj_begin(o, "pfc_watchdog");
+	out_bool(o, PRINT_JSON, "enabled", NULL, c->v[CFG(WD_DETECT)]);
+	out_u64(o, PRINT_JSON, "detect_ms", NULL, c->v[CFG(WD_DETECT)]);
+	out_u64(o, PRINT_JSON, "restore_ms", NULL, c->v[CFG(WD_RESTORE)]);
+	out_str(o, PRINT_JSON, "action", NULL,
+		kw_text(wd_action_kw, c->v[CFG(WD_ACTION)], buf, sizeof(buf)));
+	out_obj_end(o);
+}
+
+/* The values as "policy set" arguments: " trust pcp dscp-map default ..." */
+static void fmt_cfg_args(char *buf, size_t len, const struct ft_policy_cfg *c,
+			 bool all_map)
+{
+	char t[32], map[512], pfc[32], ecn[32], wd[64];
+
+	snprintf(buf, len, " trust %s dscp-map %s pfc %s ecn %s cnp %s cnp-interval %u"
+		 " cnp-dscp %u pfc-watchdog %s",
+		 kw_text(trust_kw, c->v[CFG(TRUST)], t, sizeof(t)),
+		 fmt_map(map, sizeof(map), c->dscp, all_map),
+		 fmt_prios(pfc, sizeof(pfc), c->v[CFG(PFC)]),
+		 fmt_prios(ecn, sizeof(ecn), c->v[CFG(ECN)]),
+		 c->v[CFG(CNP)] ? "on" : "off", c->v[CFG(CNP_INTERVAL)],
+		 c->v[CFG(CNP_DSCP)], fmt_wd(wd, sizeof(wd), c));
+}
+
+
+static void print_policy(struct out *o, const struct ft_policy_rec *r, bool all_map)
+{
+	const struct ft_policy_cfg *c = &r->cfg;
+	char buf[32], pfc[32], ecn[32], wd[64], map[512];
+
+	out_obj_begin(o, NULL);
+	out_str(o, PRINT_ANY, "dev", "%s", r->dev);
+	out_u64(o, PRINT_JSON, "dev_index", NULL, r->dev_index);
+	out_u64(o, PRINT_ANY, "port", " port %llu", r->port);
+	if (r->netdev[0]) {
+		out_str(o, PRINT_ANY, "netdev", " netdev %s", r->netdev);
+		out_u64(o, PRINT_JSON, "ifindex", NULL, r->ifindex);
+	}
+	out_str(o, PRINT_ANY, "dcb", " dcb %s", kw_text(dcb_kw, r->dcb, buf, sizeof(buf)));
+	if (out_is_json(o)) {
+		print_cfg_json(o, c);
+	} else {
+		out_text(o, "\n    trust %s pfc %s ecn %s cnp %s cnp-interval %u cnp-dscp %u\n",
+			 kw_text(trust_kw, c->v[CFG(TRUST)], buf, sizeof(buf)),
+			 fmt_prios(pfc, sizeof(pfc), c->v[CFG(PFC)]),
+			 fmt_prios(ecn, sizeof(ecn), c->v[CFG(ECN)]),
+			 c->v[CFG(CNP)] ? "on" : "off", c->v[CFG(CNP_INTERVAL)],
+			 c->v[CFG(CNP_DSCP)]);
+		out_text(o, "    pfc-watchdog %s action %s\n    dscp-map %s\n",
+			 fmt_wd(wd, sizeof(wd), c),
+			 kw_text(wd_action_kw, c->v[CFG(WD_ACTION)], buf, sizeof(buf)),
+			 fmt_map(map, sizeof(map), c->dscp, all_map));
+	}
+	out_obj_end(o);
+}
+
+/* One "policy set" line that gives the port this policy. */
+static void print_policy_command(struct out *o, const struct ft_policy_rec *r)
+{
+	char dev[OUT_ESC_SIZE(FT_NAME_LEN)], args[1024], line[1200];
+
+	fmt_cfg_args(args, sizeof(args), &r->cfg, false);
+	snprintf(line, sizeof(line), "policy set dev %s port %u%s",
+		 out_esc(dev, sizeof(dev), r->dev), r->port, args);
+	out_obj_begin(o, NULL);
+	out_str(o, PRINT_ANY, "command", "%s\n", line);
+	out_obj_end(o);
+}
+
+static void change(struct out *o, const char *key, const char *a, const char *b)
+{
+	if (strcmp(a, b))
+		out_text(o, " %s %s->%s", key, a, b);
+}
+
+/* "ecn none->3 cnp-interval 50->100": the fields that changed. */
+void print_policy_change(struct out *o, const struct ft_policy_cfg *old,
+			 const struct ft_policy_cfg *new)
+{
+	char a[512], b[512];
+
+	if (out_is_json(o)) {
+		out_obj_begin(o, "old");
+		print_cfg_json(o, old);
+		out_obj_end(o);
+		out_obj_begin(o, "new");
+		print_cfg_json(o, new);
+		out_obj_end(o);
+		return;
+	}
+	change(o, "trust", kw_text(trust_kw, old->v[CFG(TRUST)], a, sizeof(a)),
+	       kw_text(trust_kw, new->v[CFG(TRUST)], b, sizeof(b)));
+	change(o, "dscp-map", fmt_map(a, sizeof(a), old->dscp, false),
+	       fmt_map(b, sizeof(b), new->dscp, false));
+	change(o, "pfc", fmt_prios(a, sizeof(a), old->v[CFG(PFC)]),
+	       fmt_prios(b, sizeof(b), new->v[CFG(PFC)]));
+	change(o, "ecn", fmt_prios(a, sizeof(a), old->v[CFG(ECN)]),
+	       fmt_prios(b, sizeof(b), new->v[CFG(ECN)]));
+	change(o, "cnp", old->v[CFG(CNP)] ? "on" : "off", new->v[CFG(CNP)] ? "on" : "off");
+	snprintf(a, sizeof(a), "%u", old->v[CFG(CNP_INTERVAL)]);
+	snprintf(b, sizeof(b), "%u", new->v[CFG(CNP_INTERVAL)]);
+	change(o, "cnp-interval", a, b);
+	snprintf(a, sizeof(a), "%u", old->v[CFG(CNP_DSCP)]);
+	snprintf(b, sizeof(b), "%u", new->v[CFG(CNP_DSCP)]);
+	change(o, "cnp-dscp", a, b);
+	change(o, "pfc-watchdog", fmt_wd(a, sizeof(a), old), fmt_wd(b, sizeof(b), new));
+}
+
+/* --- arguments ----------------------------------------------------------- */
+
+/* A comma-separated list that fits in @size bytes, without empty items. */
+static bool list_fits(const char *s, size_t size)
+{
+	size_t n = strlen(s);
+
+	return n && n < size && s[0] != ',' && s[n - 1] != ',' && !strstr(s, ",,");
+}
+
+/* PRIOS: "none" or "3,4" (priorities 0..7) */
+static int prios_arg(struct arg_val *v, void *dst)
+{
+	char copy[64], *p, *save = NULL;
+	uint32_t *mask = dst, m = 0, prio;
+
+	if (!strcmp(v->argv[0], "none")) {
+		*mask = 0;
+		return 1;
+	}
+	if (!list_fits(v->argv[0], sizeof(copy)))
+		goto bad;
+	strcpy(copy, v->argv[0]);
+	for (p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		if (parse_u32(p, 7, &prio))
+			goto bad;
+		m |= 1u << prio;
+	}
+	*mask = m;
+	return 1;
+bad:
+	v->why = "not none or a list of priorities 0..7";
+	return ARG_INVALID;
+}
+
+/* MAP: "default" and DSCP:PRIO entries, comma-separated */
+static int dscp_map_arg(struct arg_val *v, void *dst)
+{
+	struct policy_req *r = dst;
+	char copy[1024], *p, *save = NULL, *colon;
+	uint32_t dscp, prio;
+	unsigned int d;
+
+	if (!list_fits(v->argv[0], sizeof(copy))) {
+		v->why = "not a list of DSCP:PRIO (0..63:0..7) or default";
+		return ARG_INVALID;
+	}
+	strcpy(copy, v->argv[0]);
+	for (p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(p, "default")) {
+			if (r->map_default || r->map_set) {
+				v->why = "default must come first, once";
+				return ARG_INVALID;
+			}
+			r->map_default = true;
+			for (d = 0; d < 64; d++)
+				r->cfg.dscp[d] = d >> 3;
+			continue;
+		}
+		colon = strchr(p, ':');
+		if (colon)
+			*colon = '\0';
+		if (!colon || parse_u32(p, 63, &dscp) || parse_u32(colon + 1, 7, &prio)) {
+			v->why = "not a list of DSCP:PRIO (0..63:0..7) or default";
+			return ARG_INVALID;
+		}
+		if (r->map_set & (1ull << dscp)) {
+			snprintf(v->buf, sizeof(v->buf), "DSCP %u given twice", dscp);
+			v->why = v->buf;
+			return ARG_INVALID;
+		}
+		r->map_set |= 1ull << dscp;
+		r->cfg.dscp[dscp] = prio;
+	}
+	return 1;
+}
+
+/* argv[@i], milliseconds from @min to @max, into @dst; -1 with why set */
+static int ms_word(struct arg_val *v, int i, uint32_t min, uint32_t max,
+		   uint32_t *dst, const char *why)
+{
+	if (parse_u32(v->argv[i], max, dst) || *dst < min) {
+		v->bad = v->argv[i];
+		v->why = why;
+		return -1;
+	}
+	return 0;
+}
+
+/* "off", or "detect MS [restore MS]": one, two or four words */
+static int watchdog_arg(struct arg_val *v, void *dst)
+{
+	struct policy_req *r = dst;
+
+	if (!strcmp(v->argv[0], "off")) {
+		r->cfg.v[CFG(WD_DETECT)] = 0;
+		return 1;
+	}
+	if (strcmp(v->argv[0], "detect")) {
+		v->why = "not off or detect MS [restore MS]";
+		return ARG_INVALID;
+	}
+	if (v->argc < 2)
+		return ARG_MISSING;
+	if (ms_word(v, 1, 100, 5000, &r->cfg.v[CFG(WD_DETECT)],
+		    "not a detection time of 100..5000 ms"))
+		return ARG_INVALID;
+	if (v->argc < 3 || strcmp(v->argv[2], "restore"))
+		return 2;
+	if (v->argc < 4)
+		return ARG_MISSING;
+	if (ms_word(v, 3, 100, 60000, &r->cfg.v[CFG(WD_RESTORE)],
+		    "not a restoration time of 100..60000 ms"))
+		return ARG_INVALID;
+	r->cfg.have |= 1u << CFG(WD_RESTORE);
+	return 4;
+}
+
+int policy_parse_set(int argc, char **argv, struct policy_req *r)
+{
+	bool seen[FABTRACE_A_POLICY_CFG_MAX + 1] = { false };
+	struct ft_policy_cfg *c = &r->cfg;
+	const struct arg args[] = {
+		{ .key = "help", .kind = ARG_HELP },
+		ARG_DEV(&r->dev),
+		{ .key = "port", .kind = ARG_U32, .min = 1, .max = 255, .dst = &r->port,
+		  .seen = &r->has_port, .why = "not a port number 1..255" },
+		{ .key = "trust", .kind = ARG_KW, .kw = trust_kw, .dst = &c->v[CFG(TRUST)],
+		  .seen = &seen[CFG(TRUST)] },
+		{ .key = "dscp-map", .kind = ARG_FN, .fn = dscp_map_arg, .dst = r,
+		  .seen = &seen[CFG(DSCP_MAP)] },
+		{ .key = "pfc", .kind = ARG_FN, .fn = prios_arg, .dst = &c->v[CFG(PFC)],
+		  .seen = &seen[CFG(PFC)] },
+		{ .key = "ecn", .kind = ARG_FN, .fn = prios_arg, .dst = &c->v[CFG(ECN)],
+		  .seen = &seen[CFG(ECN)] },
+		{ .key = "cnp", .kind = ARG_KW, .kw = on_off_kw, .dst = &c->v[CFG(CNP)],
+		  .seen = &seen[CFG(CNP)] },
+		{ .key = "cnp-interval", .kind = ARG_U32, .min = 1, .max = 1000000,
+		  .dst = &c->v[CFG(CNP_INTERVAL)], .seen = &seen[CFG(CNP_INTERVAL)],
+		  .why = "not microseconds from 1 to 1000000" },
+		{ .key = "cnp-dscp", .kind = ARG_U32, .max = 63, .dst = &c->v[CFG(CNP_DSCP)],
+		  .seen = &seen[CFG(CNP_DSCP)], .why = "not a DSCP 0..63" },
+		{ .key = "pfc-watchdog", .kind = ARG_FN, .fn = watchdog_arg, .dst = r,
+		  .seen = &seen[CFG(WD_DETECT)] },
+		{ .key = NULL }
+	};
+	unsigned int i;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	ret = args_parse("policy set", POLICY_HELP, args, argc, argv);
+	if (ret)
+		return ret;
+	for (i = 1; i <= FABTRACE_A_POLICY_CFG_MAX; i++)
+		if (seen[i])
+			c->have |= 1u << i;
+	if (!r->dev) {
+		ft_err("policy set: \"dev\" is required");
+		return -1;
+	}
+	if (!(c->have & ~(1u << CFG(WD_RESTORE)))) {
+		ft_err("policy set: nothing to set, try \"%s\"", POLICY_HELP);
+		return -1;
+	}
+	return 0;
+}
+
+/* --- commands ------------------------------------------------------------ */
+
+/* What a dump asks for, and what it collected. */
+struct show_req {
+	const char *dev;
+	uint32_t port;
+	bool has_port;
+	struct ft_policy_rec *v;
+	size_t n;
+};
+
+static int policy_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
+	struct show_req *l = data;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*g) ||
+	    g->cmd != FABTRACE_CMD_POLICY_GET)
+		return MNL_CB_OK;
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	if (ft_parse_policy(nlh, &l->v[l->n])) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	l->n++;
+	return MNL_CB_OK;
+}
+
+static void policy_restart(void *data)
+{
+	((struct show_req *)data)->n = 0;
+}
+
+static struct nlmsghdr *put_sel(struct nl *nl, uint8_t cmd, bool dump,
+				const char *dev, bool has_port, uint32_t port)
+{
+	struct nlmsghdr *nlh = nl_req(nl, cmd, dump);
+
+	if (dev)
+		mnl_attr_put_strz(nlh, FABTRACE_A_POLICY_DEV_NAME, dev);
+	if (has_port)
+		mnl_attr_put_u32(nlh, FABTRACE_A_POLICY_PORT, port);
+	return nlh;
+}
+
+static struct nlmsghdr *show_build(struct nl *nl, void *data)
+{
+	const struct show_req *q = data;
+
+	return put_sel(nl, FABTRACE_CMD_POLICY_GET, true, q->dev, q->has_port, q->port);
+}
+
+static int policy_show(struct ft *ft, int argc, char **argv)
+{
+	struct show_req q = { NULL, 0, false, NULL, 0 };
+	bool commands = false;
+	const struct arg args[] = {
+		{ .key = "help", .kind = ARG_HELP },
+		ARG_DEV(&q.dev),
+		{ .key = "port", .kind = ARG_U32, .min = 1, .max = 255, .dst = &q.port,
+		  .seen = &q.has_port, .why = "not a port number 1..255" },
+		{ .key = "commands", .kind = ARG_FLAG, .dst = &commands },
+		{ .key = NULL }
+	};
+	struct nl *nl;
+	size_t i;
+	int ret;
+
+	ret = args_parse("policy show", POLICY_HELP, args, argc, argv);
+	if (ret == ARGS_HELP)
+		return policy_help(ft, 0, NULL);
+	if (ret)
+		return -1;
+	nl = ft_nl(ft);
+	if (!nl)
+		return -1;
+	/* the kernel filters the dump by what q names */
+	ret = nl_dump(nl, show_build, policy_cb, policy_restart, &q, "policy show");
+	if (!ret && q.dev && !q.n) {
+		/* the kernel's word on the device; else the port is wrong */
+		ret = ft_check_dev(ft, q.dev);
+		if (!ret) {
+			ft_err("policy show: device %s has no port %u", q.dev, q.port);
+			ret = -1;
+		}
+	}
+	if (!ret) {
+		if (ft->json)
+			out_list_begin(ft->out);
+		for (i = 0; i < q.n; i++) {
+			if (commands)
+				print_policy_command(ft->out, &q.v[i]);
+			else
+				print_policy(ft->out, &q.v[i], ft->stats);
+		}
+		if (ft->json)
+			out_list_end(ft->out);
+	}
+	free(q.v);
+	return ret;
+}
+
+static int policy_set(struct ft *ft, int argc, char **argv)
+{
+	struct show_req cur = { NULL, 0, false, NULL, 0 };
+	struct policy_req r;
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+	struct nl *nl;
+	unsigned int i, d;
+	int ret;
+
+	ret = policy_parse_set(argc, argv, &r);
+	if (ret == ARGS_HELP)
+		return policy_help(ft, 0, NULL);
+	if (ret)
+		return -1;
+	nl = ft_nl(ft);
+	if (!nl)
+		return -1;
+	/* map entries without "default" change the map the port has */
+	if ((r.cfg.have & (1u << CFG(DSCP_MAP))) && !r.map_default) {
+		ret = nl_do(nl, put_sel(nl, FABTRACE_CMD_POLICY_GET, false, r.dev,
+					r.has_port, r.port), policy_cb, &cur, "policy set");
+		if (!ret && (cur.n != 1 || !(cur.v[0].cfg.have & (1u << CFG(DSCP_MAP))))) {
+			ft_err("policy set: the kernel sent no dscp-map");
+			ret = -1;
+		}
+		for (d = 0; !ret && d < 64; d++)
+			if (!(r.map_set & (1ull << d)))
+				r.cfg.dscp[d] = cur.v[0].cfg.dscp[d];
+		free(cur.v);
+		if (ret)
+			return -1;
+	}
+	nlh = put_sel(nl, FABTRACE_CMD_POLICY_SET, false, r.dev, r.has_port, r.port);
+	nest = mnl_attr_nest_start(nlh, FABTRACE_A_POLICY_CONFIG);
+	for (i = 1; i <= FABTRACE_A_POLICY_CFG_MAX; i++) {
+		if (!(r.cfg.have & (1u << i)))
+			continue;
+		if (i == CFG(DSCP_MAP))
+			mnl_attr_put(nlh, i, sizeof(r.cfg.dscp), r.cfg.dscp);
+		else
+			mnl_attr_put_u32(nlh, i, r.cfg.v[i]);
+	}
+	mnl_attr_nest_end(nlh, nest);
+	return nl_do(nl, nlh, NULL, NULL, "policy set");
+}
+
+static const struct cmd policy_cmds[] = {
+	{ "show", policy_show },
+	{ "set", policy_set },
+	{ "help", policy_help },
+	{ NULL, NULL }
+};
+
+int do_policy(struct ft *ft, int argc, char **argv)
+{
+	return cmd_dispatch(ft, policy_cmds, "policy command", POLICY_HELP, argc, argv);
+}
