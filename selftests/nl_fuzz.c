@@ -5,9 +5,9 @@
  *
  * Sends N datagrams to the fabtrace generic netlink family (id resolved with
  * CTRL_CMD_GETFAMILY), each built from a valid request of one of its
- * commands (dev-get, qp-get, qp-reset, stats-get, do and dump) or of an
- * invalid command number (0, qp-event, 6..255), then mutated: bits and
- * bytes flipped, bytes inserted and deleted, nla_len and nla_type changed
+ * commands (dev-get, qp-get, qp-reset, stats-get, policy-get, policy-set;
+ * do and dump) or of an invalid command number (0, qp-event, 8..255), then
+ * mutated: bits and bytes flipped, bytes inserted and deleted, nla_len and nla_type changed
  * (0, beyond the policy's max, NLA_F_NESTED), attributes duplicated,
  * truncated, oversized, of the wrong width, nested garbage, nlmsg flags,
  * genl version and reserved byte, nlmsg_len shorter or longer than the
@@ -142,14 +142,16 @@ static int verbose;
 /* ---- counters ---------------------------------------------------------------- */
 
 static const char *const cmd_names[] = {
-	"invalid", "dev-get", "qp-get", "qp-reset", "stats-get",
+	"invalid", "dev-get", "qp-get", "qp-reset", "stats-get", "policy-get",
+	"policy-set",
 };
+#define NCMD	(sizeof(cmd_names) / sizeof(cmd_names[0]))
 
 static struct {
 	uint64_t datagrams, bytes, processed;
 	uint64_t ok, err_extack, err_noext, no_answer, dropped, silent;
 	uint64_t errno_all[256], errno_noext[256];
-	uint64_t per_cmd[5][2][3];	/* cmd, do/dump, ok/err/none */
+	uint64_t per_cmd[NCMD][2][3];	/* cmd, do/dump, ok/err/none */
 	uint64_t policy_reject, handler_einval_noext;
 	uint64_t unvalidated_accepted;
 	uint64_t reset_eperm, reset_not_eperm, reset_ok_root, reset_rewritten;
@@ -501,6 +503,33 @@ static void put_name(struct nlmsghdr *nlh, uint16_t type)
 	mnl_attr_put(nlh, type, len, name);
 }
 
+/* A config nest: values in and around their ranges, a map of any length. */
+static void put_policy_cfg(struct nlmsghdr *nlh)
+{
+	static const uint32_t near[] = {
+		0, 1, 2, 7, 8, 48, 63, 64, 99, 100, 255, 256, 5000, 5001,
+		60000, 60001, 1000000, 1000001,
+	};
+	struct nlattr *nest = mnl_attr_nest_start(nlh, FABTRACE_A_POLICY_CONFIG);
+	uint8_t map[70];
+	unsigned int i, n;
+
+	for (i = FABTRACE_A_POLICY_CFG_TRUST; i <= FABTRACE_A_POLICY_CFG_MAX; i++) {
+		if (!chance(&R, 25))
+			continue;
+		if (i == FABTRACE_A_POLICY_CFG_DSCP_MAP) {
+			n = chance(&R, 80) ? 64 : rnd(&R, sizeof(map) + 1);
+			for (unsigned int d = 0; d < n; d++)
+				map[d] = chance(&R, 95) ? rnd(&R, 8) : (uint8_t)rnd(&R, 256);
+			mnl_attr_put(nlh, i, n, map);
+			continue;
+		}
+		mnl_attr_put_u32(nlh, i, chance(&R, 80) ? near[rnd(&R, sizeof(near) / 4)]
+							: any_u32());
+	}
+	mnl_attr_nest_end(nlh, nest);
+}
+
 /* A valid (or nearly) request of some command; @dump_only for the dump
  * sockets.  The first byte of what follows the genl header is attributes. */
 static void build_template(struct msgbuf *m, bool dump_only)
@@ -521,12 +550,19 @@ static void build_template(struct msgbuf *m, bool dump_only)
 		cmd = FABTRACE_CMD_QP_GET; dump = true;
 	} else if (pick < 68) {
 		cmd = FABTRACE_CMD_QP_RESET; dump = chance(&R, 10);
-	} else if (pick < 82) {
+	} else if (pick < 76) {
 		cmd = FABTRACE_CMD_STATS_GET; dump = chance(&R, 10);
+	} else if (pick < 80) {
+		cmd = FABTRACE_CMD_POLICY_GET; dump = chance(&R, 50);
+	} else if (pick < 86) {
+		cmd = FABTRACE_CMD_POLICY_SET; dump = chance(&R, 10);
 	} else {
-		static const uint8_t bad[] = { 0, FABTRACE_CMD_QP_EVENT, 6, 7 };
+		static const uint8_t bad[] = {
+			0, FABTRACE_CMD_QP_EVENT, FABTRACE_CMD_MAX + 1, FABTRACE_CMD_MAX + 2
+		};
 
-		cmd = chance(&R, 60) ? bad[rnd(&R, 4)] : (uint8_t)(6 + rnd(&R, 250));
+		cmd = chance(&R, 60) ? bad[rnd(&R, 4)] :
+		      (uint8_t)(FABTRACE_CMD_MAX + 1 + rnd(&R, 255 - FABTRACE_CMD_MAX));
 		dump = chance(&R, 40);
 	}
 	if (dump)
@@ -580,6 +616,18 @@ static void build_template(struct msgbuf *m, bool dump_only)
 	case FABTRACE_CMD_STATS_GET:
 		if (chance(&R, 10))
 			mnl_attr_put_u32(nlh, 1 + rnd(&R, 20), any_u32());
+		break;
+	case FABTRACE_CMD_POLICY_GET:
+	case FABTRACE_CMD_POLICY_SET:
+		if (chance(&R, 50))
+			mnl_attr_put_u32(nlh, FABTRACE_A_POLICY_DEV_INDEX, a_index());
+		if (chance(&R, 60))
+			put_name(nlh, FABTRACE_A_POLICY_DEV_NAME);
+		if (chance(&R, 40))
+			mnl_attr_put_u32(nlh, FABTRACE_A_POLICY_PORT,
+					 chance(&R, 70) ? rnd(&R, 3) : any_u32());
+		if (cmd == FABTRACE_CMD_POLICY_SET && chance(&R, 90))
+			put_policy_cfg(nlh);
 		break;
 	default:
 		while (chance(&R, 40))
@@ -842,9 +890,10 @@ struct sub {
 	uint32_t off, len;
 	uint16_t type, flags;
 	uint32_t seq;
-	uint8_t cmd;	/* 0..4: index into cmd_names; genl cmd in gcmd */
+	uint8_t cmd;	/* index into cmd_names; genl cmd in gcmd */
 	uint8_t gcmd;
 	bool family, dump, has_genl, reset_do;
+	bool quiet_ok;	/* the handler's success has no reply: silent without ACK */
 	bool busy_ok;	/* an earlier dump of the datagram may still run */
 	enum pred pred;
 	int e1, e2;
@@ -864,11 +913,13 @@ struct dgram {
 	bool truncated_tail;	/* the walk stopped at a message it drops */
 };
 
-enum ptype { T_U32, T_STR, T_UNSPEC };
+enum ptype { T_U32, T_STR, T_UNSPEC, T_BIN, T_NEST };
 
 struct pol {
 	enum ptype t;
 	uint32_t max, mask;	/* 0: none */
+	const struct pol *nest;	/* T_NEST: the policy inside */
+	unsigned int nest_max;
 };
 
 static const struct pol dev_pol[] = {
@@ -898,6 +949,33 @@ static const struct pol qp_get_pol[FABTRACE_A_QP_MATCH_FLAGS + 1] = {
 	[FABTRACE_A_QP_QPN_MIN] = { T_U32, 0, 0 },
 	[FABTRACE_A_QP_QPN_MAX] = { T_U32, 0, 0 },
 	[FABTRACE_A_QP_MATCH_FLAGS] = { T_U32, 0, 0xf },
+};
+
+static const struct pol policy_get_pol[] = {
+	[FABTRACE_A_POLICY_DEV_INDEX] = { T_U32, 0, 0 },
+	[FABTRACE_A_POLICY_DEV_NAME] = { T_STR, 0, 0 },
+	[FABTRACE_A_POLICY_PORT] = { T_U32, 0, 0 },
+};
+
+static const struct pol policy_cfg_pol[FABTRACE_A_POLICY_CFG_MAX + 1] = {
+	[FABTRACE_A_POLICY_CFG_TRUST] = { T_U32, 0, 0 },
+	[FABTRACE_A_POLICY_CFG_DSCP_MAP] = { T_BIN, 0, 0 },
+	[FABTRACE_A_POLICY_CFG_PFC] = { T_U32, 0, 0 },
+	[FABTRACE_A_POLICY_CFG_ECN] = { T_U32, 0, 0 },
+	[FABTRACE_A_POLICY_CFG_CNP] = { T_U32, 0, 0 },
+	[FABTRACE_A_POLICY_CFG_CNP_INTERVAL] = { T_U32, 0, 0 },
+	[FABTRACE_A_POLICY_CFG_CNP_DSCP] = { T_U32, 0, 0 },
+	[FABTRACE_A_POLICY_CFG_WD_DETECT] = { T_U32, 0, 0 },
+	[FABTRACE_A_POLICY_CFG_WD_RESTORE] = { T_U32, 0, 0 },
+	[FABTRACE_A_POLICY_CFG_WD_ACTION] = { T_U32, 0, 0 },
+};
+
+static const struct pol policy_set_pol[] = {
+	[FABTRACE_A_POLICY_DEV_INDEX] = { T_U32, 0, 0 },
+	[FABTRACE_A_POLICY_DEV_NAME] = { T_STR, 0, 0 },
+	[FABTRACE_A_POLICY_PORT] = { T_U32, 0, 0 },
+	[FABTRACE_A_POLICY_CONFIG] = { T_NEST, 0, 0, policy_cfg_pol,
+				       FABTRACE_A_POLICY_CFG_MAX },
 };
 
 static const struct pol qp_reset_pol[] = {
@@ -965,6 +1043,29 @@ static int model_policy(const uint8_t *p, int len, const struct pol *pol,
 				sprintf(why, "attr %u: string of %d", type, alen);
 				return -ERANGE;
 			}
+		} else if (pt->t == T_BIN) {
+			if (a->nla_type & NLA_F_NESTED) {
+				sprintf(why, "attr %u: NLA_F_NESTED", type);
+				return -EINVAL;
+			}
+		} else if (pt->t == T_NEST) {
+			const struct nlattr *ntb[64] = { NULL };
+			int err;
+
+			if (!(a->nla_type & NLA_F_NESTED)) {
+				sprintf(why, "attr %u: NLA_F_NESTED missing", type);
+				return -EINVAL;
+			}
+			/* an empty nest is valid; one shorter than a header is
+			 * not: validate_nla()'s default error, ERANGE */
+			if (alen && alen < 4) {
+				sprintf(why, "attr %u: nest of %d bytes", type, alen);
+				return -ERANGE;
+			}
+			err = alen ? model_policy((const uint8_t *)a + 4, alen, pt->nest,
+						  pt->nest_max, ntb, why) : 0;
+			if (err)
+				return err;
 		} else {
 			sprintf(why, "attr %u: not in the policy", type);
 			return -EINVAL;
@@ -1080,7 +1181,9 @@ static bool walk(const struct msgbuf *m, struct dgram *d)
 			}
 			s->has_genl = true;
 			s->gcmd = g->cmd;
-			s->cmd = g->cmd >= 1 && g->cmd <= 4 ? g->cmd : 0;
+			s->cmd = g->cmd >= FABTRACE_CMD_DEV_GET && g->cmd <= FABTRACE_CMD_STATS_GET ?
+				 g->cmd : g->cmd == FABTRACE_CMD_POLICY_GET ? 5 :
+				 g->cmd == FABTRACE_CMD_POLICY_SET ? 6 : 0;
 			s->dump = (fl & NLM_F_DUMP) == NLM_F_DUMP;
 			if (s->dump)
 				fl &= ~NLM_F_DUMP;
@@ -1120,6 +1223,29 @@ static bool walk(const struct msgbuf *m, struct dgram *d)
 				s->reset_do = true;
 				pol = qp_reset_pol;
 				maxattr = FABTRACE_A_QP_QPN;
+				break;
+			case FABTRACE_CMD_POLICY_GET:
+				pol = policy_get_pol;
+				maxattr = FABTRACE_A_POLICY_PORT;
+				break;
+			case FABTRACE_CMD_POLICY_SET:
+				/* as qp-reset: no dump; 6.1 checks the permission first */
+				if (s->dump) {
+					s->pred = P_ERR;
+					s->e1 = EOPNOTSUPP;
+					s->e2 = privileged ? 0 : EPERM;
+					strcpy(s->why, "policy-set has no dump");
+					goto next;
+				}
+				if (!privileged) {
+					s->pred = P_ERR;
+					s->e1 = EPERM;
+					strcpy(s->why, "needs CAP_NET_ADMIN");
+					goto next;
+				}
+				pol = policy_set_pol;
+				maxattr = FABTRACE_A_POLICY_CONFIG;
+				s->quiet_ok = true;
 				break;
 			case FABTRACE_CMD_STATS_GET:
 				if (s->dump) {
@@ -1435,6 +1561,10 @@ static void judge(struct dgram *d)
 				C.silent++;		/* not a request: nothing due */
 				continue;
 			}
+			if (s->quiet_ok && s->pred == P_HANDLER && !(s->flags & NLM_F_ACK)) {
+				C.silent++;		/* a set that succeeded */
+				continue;
+			}
 			if (s->data && s->multi) {
 				C.undone++;
 				failure("dump (cmd %u) ended without NLMSG_DONE", s->gcmd);
@@ -1719,7 +1849,7 @@ static void summary(const char *kver, uint64_t seed, uid_t uid, double el)
 	printf(",");
 	print_hist("errno_noext", C.errno_noext);
 	printf(",\"per_cmd\":{");
-	for (c = 0; c < 5; c++)
+	for (c = 0; c < NCMD; c++)
 		printf("%s\"%s\":{\"do\":[%llu,%llu,%llu],\"dump\":[%llu,%llu,%llu]}",
 		       c ? "," : "", cmd_names[c],
 		       (unsigned long long)C.per_cmd[c][0][0], (unsigned long long)C.per_cmd[c][0][1],

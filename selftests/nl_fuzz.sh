@@ -26,6 +26,8 @@
 # never reset; a root qp-reset answered 0 fails.  Nobody sends them all
 # unfiltered, "reset everything" included: each must fail with EPERM.
 # Around each run, no QP counter may go down (a reset would zero it).
+# Root's policy-sets that pass validation change rxe0's policy (the
+# policy changes no packet yet); the test puts the defaults back at exit.
 #
 # Rules: no request without answer (only datagrams that are no netlink
 # request at all -- shorter than a header, nlmsg_len beyond the datagram,
@@ -70,6 +72,9 @@ cleanup() {
 	[ -z "$srv" ] || kill "$srv" 2>/dev/null || true
 	[ -z "$idle" ] || kill "$idle" 2>/dev/null || true
 	or_kill_bg
+	# root's valid policy-sets changed the policy: the defaults again
+	fabtrace policy set dev rxe0 trust pcp dscp-map default pfc none ecn none \
+		cnp on cnp-interval 50 cnp-dscp 48 pfc-watchdog off 2>/dev/null || true
 }
 trap cleanup EXIT
 

@@ -461,6 +461,213 @@ TEST_F(nl, reset_needs_cap_net_admin)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
+/* --- the policy ---------------------------------------------------------- */
+
+struct cfg_blob {
+	unsigned char b[1024];
+	unsigned int len;
+	uint32_t cnp_interval, ecn;
+};
+
+static int cfg_attr_cb(const struct nlattr *a, void *data)
+{
+	struct cfg_blob *c = data;
+
+	if (mnl_attr_get_type(a) == FABTRACE_A_POLICY_CFG_CNP_INTERVAL)
+		c->cnp_interval = mnl_attr_get_u32(a);
+	if (mnl_attr_get_type(a) == FABTRACE_A_POLICY_CFG_ECN)
+		c->ecn = mnl_attr_get_u32(a);
+	return MNL_CB_OK;
+}
+
+/* The config nest of a policy-get reply, kept whole to compare. */
+static int cfg_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct cfg_blob *c = data;
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(a) != FABTRACE_A_POLICY_CONFIG ||
+		    mnl_attr_get_payload_len(a) > sizeof(c->b))
+			continue;
+		c->len = mnl_attr_get_payload_len(a);
+		memcpy(c->b, mnl_attr_get_payload(a), c->len);
+		mnl_attr_parse_nested(a, cfg_attr_cb, c);
+	}
+	return MNL_CB_OK;
+}
+
+static int get_cfg(struct nl *nl, struct cfg_blob *c)
+{
+	struct nlmsghdr *nlh = msg(nl, nl->family, FABTRACE_CMD_POLICY_GET, 0);
+
+	memset(c, 0, sizeof(*c));
+	mnl_attr_put_strz(nlh, FABTRACE_A_POLICY_DEV_NAME, dev_name);
+	return xfer(nl, nlh, cfg_cb, c, NULL, NULL, NULL) ?: (c->len ? 0 : ENODATA);
+}
+
+/* A policy-set of @dev_name whose config holds one u32 (or @len bytes). */
+static struct nlmsghdr *set_one(struct nl *nl, uint16_t type, const void *val,
+				unsigned int len)
+{
+	struct nlmsghdr *nlh = msg(nl, nl->family, FABTRACE_CMD_POLICY_SET, 0);
+	struct nlattr *nest;
+
+	mnl_attr_put_strz(nlh, FABTRACE_A_POLICY_DEV_NAME, dev_name);
+	nest = mnl_attr_nest_start(nlh, FABTRACE_A_POLICY_CONFIG);
+	mnl_attr_put(nlh, type, len, val);
+	mnl_attr_nest_end(nlh, nest);
+	return nlh;
+}
+
+TEST_F(nl, policy_set_rejects_bad_values_and_names_them)
+{
+	static const struct {
+		uint16_t type;
+		uint32_t val;
+		const char *extack;
+	} bad[] = {
+		{ FABTRACE_A_POLICY_CFG_TRUST, 2, "trust: must be 0 (pcp) or 1 (dscp)" },
+		{ FABTRACE_A_POLICY_CFG_PFC, 0x100, "pfc: a set of priorities 0-7 (bits 0-7)" },
+		{ FABTRACE_A_POLICY_CFG_ECN, 1u << 8, "ecn: a set of priorities 0-7 (bits 0-7)" },
+		{ FABTRACE_A_POLICY_CFG_CNP, 2, "cnp: must be 0 (off) or 1 (on)" },
+		{ FABTRACE_A_POLICY_CFG_CNP_INTERVAL, 0, "cnp-interval: must be 1-1000000 us" },
+		{ FABTRACE_A_POLICY_CFG_CNP_INTERVAL, 1000001, "cnp-interval: must be 1-1000000 us" },
+		{ FABTRACE_A_POLICY_CFG_CNP_DSCP, 64, "cnp-dscp: must be 0-63" },
+		{ FABTRACE_A_POLICY_CFG_WD_DETECT, 50, "wd-detect: must be 0 (off) or 100-5000 ms" },
+		{ FABTRACE_A_POLICY_CFG_WD_DETECT, 5001, "wd-detect: must be 0 (off) or 100-5000 ms" },
+		{ FABTRACE_A_POLICY_CFG_WD_RESTORE, 99, "wd-restore: must be 100-60000 ms" },
+		{ FABTRACE_A_POLICY_CFG_WD_RESTORE, 60001, "wd-restore: must be 100-60000 ms" },
+		{ FABTRACE_A_POLICY_CFG_WD_ACTION, 1, "wd-action: only 0 (alert) exists" },
+	};
+	unsigned char map[65];
+	struct cfg_blob before, after;
+	struct nlmsghdr *nlh;
+	unsigned int i;
+
+	ASSERT_EQ(0, get_cfg(&self->nl, &before));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		nlh = set_one(&self->nl, bad[i].type, &bad[i].val, sizeof(bad[i].val));
+		EXPECT_EQ(EINVAL, xfer(&self->nl, nlh, NULL, NULL, NULL, NULL, NULL));
+		EXPECT_STREQ(bad[i].extack, self->nl.extack);
+		EXPECT_NE(0, self->nl.bad_attr_off);
+	}
+	/* a map of 65 entries, and one with priority 8 */
+	memset(map, 1, sizeof(map));
+	nlh = set_one(&self->nl, FABTRACE_A_POLICY_CFG_DSCP_MAP, map, 65);
+	EXPECT_EQ(EINVAL, xfer(&self->nl, nlh, NULL, NULL, NULL, NULL, NULL));
+	EXPECT_STREQ("dscp-map: must hold 64 priorities, one byte per DSCP 0-63",
+		     self->nl.extack);
+	map[63] = 8;
+	nlh = set_one(&self->nl, FABTRACE_A_POLICY_CFG_DSCP_MAP, map, 64);
+	EXPECT_EQ(EINVAL, xfer(&self->nl, nlh, NULL, NULL, NULL, NULL, NULL));
+	EXPECT_STREQ("dscp-map: priorities are 0-7", self->nl.extack);
+	/* a u8 where a u32 belongs, and an attribute the nest has not */
+	nlh = set_one(&self->nl, FABTRACE_A_POLICY_CFG_CNP_INTERVAL, map, 1);
+	EXPECT_EQ(EINVAL, xfer(&self->nl, nlh, NULL, NULL, NULL, NULL, NULL));
+	EXPECT_NE(0, self->nl.bad_attr_off);
+	i = 1;
+	nlh = set_one(&self->nl, FABTRACE_A_POLICY_CFG_MAX + 1, &i, sizeof(i));
+	EXPECT_EQ(EINVAL, xfer(&self->nl, nlh, NULL, NULL, NULL, NULL, NULL));
+	EXPECT_NE(0, self->nl.bad_attr_off);
+	TH_LOG("unknown attribute: %s", self->nl.extack);
+	/* nothing to set; no such port */
+	nlh = msg(&self->nl, self->nl.family, FABTRACE_CMD_POLICY_SET, 0);
+	mnl_attr_put_strz(nlh, FABTRACE_A_POLICY_DEV_NAME, dev_name);
+	EXPECT_EQ(EINVAL, xfer(&self->nl, nlh, NULL, NULL, NULL, NULL, NULL));
+	EXPECT_STREQ("missing config: nothing to set", self->nl.extack);
+	nlh = msg(&self->nl, self->nl.family, FABTRACE_CMD_POLICY_SET, 0);
+	mnl_attr_put_strz(nlh, FABTRACE_A_POLICY_DEV_NAME, dev_name);
+	mnl_attr_nest_end(nlh, mnl_attr_nest_start(nlh, FABTRACE_A_POLICY_CONFIG));
+	EXPECT_EQ(EINVAL, xfer(&self->nl, nlh, NULL, NULL, NULL, NULL, NULL));
+	EXPECT_STREQ("config: nothing to set", self->nl.extack);
+	/* a restoration time for a watchdog that is off */
+	{
+		struct nlattr *nest;
+
+		nlh = msg(&self->nl, self->nl.family, FABTRACE_CMD_POLICY_SET, 0);
+		mnl_attr_put_strz(nlh, FABTRACE_A_POLICY_DEV_NAME, dev_name);
+		nest = mnl_attr_nest_start(nlh, FABTRACE_A_POLICY_CONFIG);
+		mnl_attr_put_u32(nlh, FABTRACE_A_POLICY_CFG_WD_DETECT, 0);
+		mnl_attr_put_u32(nlh, FABTRACE_A_POLICY_CFG_WD_RESTORE, 500);
+		mnl_attr_nest_end(nlh, nest);
+		EXPECT_EQ(EINVAL, xfer(&self->nl, nlh, NULL, NULL, NULL, NULL, NULL));
+		EXPECT_STREQ("wd-restore: the watchdog is off (wd-detect 0)", self->nl.extack);
+	}
+	nlh = msg(&self->nl, self->nl.family, FABTRACE_CMD_POLICY_GET, 0);
+	mnl_attr_put_strz(nlh, FABTRACE_A_POLICY_DEV_NAME, dev_name);
+	mnl_attr_put_u32(nlh, FABTRACE_A_POLICY_PORT, 2);
+	EXPECT_EQ(EINVAL, xfer(&self->nl, nlh, NULL, NULL, NULL, NULL, NULL));
+	EXPECT_STREQ("port: no such port on this device", self->nl.extack);
+
+	/* and none of it changed anything */
+	ASSERT_EQ(0, get_cfg(&self->nl, &after));
+	EXPECT_EQ(before.len, after.len);
+	EXPECT_EQ(0, memcmp(before.b, after.b, before.len));
+}
+
+TEST_F(nl, policy_set_changes_only_what_it_names)
+{
+	struct cfg_blob orig, want, after;
+	uint32_t v;
+	unsigned int i;
+
+	ASSERT_EQ(0, get_cfg(&self->nl, &orig));
+	v = orig.cnp_interval == 777 ? 778 : 777;
+	EXPECT_EQ(0, xfer(&self->nl, set_one(&self->nl, FABTRACE_A_POLICY_CFG_CNP_INTERVAL,
+					     &v, sizeof(v)), NULL, NULL, NULL, NULL, NULL));
+	ASSERT_EQ(0, get_cfg(&self->nl, &after));
+	EXPECT_EQ(v, after.cnp_interval);
+	/* every other field is the same: the old nest, the interval patched */
+	want = orig;
+	for (i = 0; i + sizeof(struct nlattr) <= want.len;) {
+		struct nlattr *a = (void *)&want.b[i];
+
+		if (a->nla_len < sizeof(*a))
+			break;
+		if (a->nla_type == FABTRACE_A_POLICY_CFG_CNP_INTERVAL)
+			memcpy(a + 1, &v, sizeof(v));
+		i += MNL_ALIGN(a->nla_len);
+	}
+	EXPECT_EQ(want.len, after.len);
+	EXPECT_EQ(0, memcmp(want.b, after.b, want.len));
+
+	/* and back */
+	v = orig.cnp_interval;
+	EXPECT_EQ(0, xfer(&self->nl, set_one(&self->nl, FABTRACE_A_POLICY_CFG_CNP_INTERVAL,
+					     &v, sizeof(v)), NULL, NULL, NULL, NULL, NULL));
+	ASSERT_EQ(0, get_cfg(&self->nl, &after));
+	EXPECT_EQ(0, memcmp(orig.b, after.b, orig.len));
+}
+
+TEST_F(nl, policy_set_needs_cap_net_admin)
+{
+	pid_t pid = fork();
+	int status;
+
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		struct cfg_blob c;
+		struct nl nl;
+		uint32_t v = 3;
+		int err;
+
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(2);
+		if (nl_open(&nl, 0))
+			_exit(3);
+		err = xfer(&nl, set_one(&nl, FABTRACE_A_POLICY_CFG_ECN, &v, sizeof(v)),
+			   NULL, NULL, NULL, NULL, NULL);
+		if (err != EPERM)
+			_exit(4);
+		/* reading the policy stays open to everyone */
+		_exit(get_cfg(&nl, &c) ? 5 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
 /*
  * A dump that spans many messages returns every QP exactly once and agrees
  * with one get per QP; a dump during which QPs come and go is flagged.

@@ -75,6 +75,19 @@ hotpath() {
 		done
 		printf '     %-14s %5s instructions\n' "$k" $(( (ir[f] - ir[e]) / (pkts / 4) ))
 	done
+	# the PFC/ECN policy's part of the transmit tap: one load and a branch
+	# while no DSCP is ECN-capable, the marking when one is
+	say "   the policy's ECN marking (fabtrace, 100k QPs, tx-write):"
+	for k in 0 0xffffffffffffffff; do
+		for impl in e f; do
+			ir[$impl]=$(HOTPATH_ECT=$k valgrind --tool=callgrind --toggle-collect='run_*' \
+				--callgrind-out-file=/dev/null "$bin" 100000 $((pkts / 4)) "$impl" tx-write 2>&1 |
+				sed -n 's/.*Collected : //p')
+		done
+		printf '     %-30s %5s instructions\n' \
+			"$([ "$k" = 0 ] && echo "ECN off" || echo "ECN on: every packet marked")" \
+			$(( (ir[f] - ir[e]) / (pkts / 4) ))
+	done
 }
 
 # --- 2-4. in the QEMU nodes -------------------------------------------------

@@ -53,6 +53,26 @@ static u64 events;
  * The module's tap(), minus the skb: find device, parse, find QP, account.
  * Like tap(), it is inlined into one function per direction.
  */
+/*
+ * The policy's ECN-capable DSCPs (HOTPATH_ECT, 0: ECN off), as the
+ * transmit tap reads them from the device, and its marking (kmod/tap.c's
+ * mark_ect()): the same decision, ft_ect_wanted().
+ */
+static u64 bench_ect;
+
+static __attribute__((noinline)) void mark_ect(uint8_t *ip, unsigned int len, u64 ect)
+{
+	if (len >= 20 && ip[0] >> 4 == 4) {
+		if (ft_ect_wanted(ip[1], ect))
+			ip[1] |= 2;
+	} else if (len >= 40 && ip[0] >> 4 == 6) {
+		u8 ds = (u8)((ip[0] << 4) | (ip[1] >> 4));
+
+		if (ft_ect_wanted(ds, ect))
+			ip[1] |= 2 << 4;
+	}
+}
+
 static inline __attribute__((always_inline)) void fabtrace(const void *ibdev,
 							  const uint8_t *h,
 							  unsigned int len,
@@ -65,6 +85,12 @@ static inline __attribute__((always_inline)) void fabtrace(const void *ibdev,
 
 	if (unlikely(!ft_devmap_get(&map, ibdev, (struct ft_dev **)&dev)))
 		return;
+	if (dir == FT_TX) {
+		u64 ect = *(volatile u64 *)&bench_ect;
+
+		if (unlikely(ect))
+			mark_ect((uint8_t *)h, len, ect);
+	}
 	/* a linear skb: all of it is at hand */
 	if (unlikely(ft_parse(h, len, len, &pkt) != FT_PARSE_OK)) {
 		dev->tot.malformed++;
@@ -297,6 +323,9 @@ static void drive(process_fn tx, process_fn rx, unsigned int nqps,
 		bth[9] = p >> 16;
 		bth[10] = p >> 8;
 		bth[11] = p;
+		/* with ECN on, every sent packet is Not-ECT again: each is marked */
+		if (bench_ect && t->dir == FT_TX)
+			t->buf[1] &= (uint8_t)~3;
 		(t->dir == FT_TX ? tx : rx)(&ibdev_key, t->buf, t->len);
 	}
 }
@@ -336,6 +365,7 @@ int main(int argc, char **argv)
 	double t0, t1, t2, t3;
 	int only = argc > 3 ? argv[3][0] : 0;
 	const char *b = getenv("HOTPATH_BURST");
+	const char *ect = getenv("HOTPATH_ECT");
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s NQPS NPKTS [f|n|e [KIND]]\n", argv[0]);
@@ -343,6 +373,8 @@ int main(int argc, char **argv)
 	}
 	if (b)
 		burst = strtoul(b, NULL, 0) ?: 1;
+	if (ect)
+		bench_ect = strtoull(ect, NULL, 0);
 	nqps = strtoul(argv[1], NULL, 0);
 	npkts = strtoul(argv[2], NULL, 0);
 	if (!nqps || nqps > 0xffffff - 16 || !npkts)

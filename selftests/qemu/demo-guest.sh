@@ -52,20 +52,25 @@ mons="$mons $!"
 sleep 1
 echo "listening for QP and congestion events on A and B"
 
+header "both nodes: the PFC/ECN policy: trust DSCP, ECN on priority 3 (DSCP 24-31, RoCE's 26)"
+run fabtrace policy set dev rxe0 trust dscp ecn 3
+run peer fabtrace policy set dev rxe0 trust dscp ecn 3
+fabtrace policy show dev rxe0
+
 header "node A: a congested egress: netem marks ECN-capable packets CE, drops the others"
 run tc qdisc add dev "$FT_NETDEV" root netem loss 2% ecn
 tc qdisc show dev "$FT_NETDEV"
 
-header "traffic 1: 4 RC QPs, RDMA WRITE A -> B, ECN-capable (ECT(0)), 200 x 8 KiB each"
-peer "$PROGS/ft_qps --server -n 4 --op write --iters 200 --size 8192 --tclass 2 --summary" >/dev/null &
+header "traffic 1: 4 RC QPs, RDMA WRITE A -> B, DSCP 26: ECT(0) by the policy, 200 x 8 KiB each"
+peer "$PROGS/ft_qps --server -n 4 --op write --iters 200 --size 8192 --tclass 104 --summary" >/dev/null &
 srv=$!
-"$PROGS/ft_qps" --peer "$FT_PEER_CTL_IP" -n 4 --op write --iters 200 --size 8192 --tclass 2 \
+"$PROGS/ft_qps" --peer "$FT_PEER_CTL_IP" -n 4 --op write --iters 200 --size 8192 --tclass 104 \
 	--summary | python3 -c 'import json, sys
 d = json.load(sys.stdin)
 print("ft_qps: %d writes, %d bytes, pid %d" % (d["total_ops"], d["total_bytes"], d["pid"]))'
 wait "$srv" || true
 
-header "traffic 2: ib_write_bw A -> B, not ECN-capable: its losses become NAKs and retransmits"
+header "traffic 2: ib_write_bw A -> B, DSCP 0 (priority 0, no ECN): its losses become NAKs and retransmits"
 peer "ib_write_bw -d rxe0 -x 1 -n 300 -s 8192 -u 17" >/dev/null 2>&1 &
 srv=$!
 wait_for 20 peer "ss -ltn | grep -q ':18515 '"

@@ -120,7 +120,9 @@ run_kernel() {
 	: >"$FTVM_VM/failures"
 	for t in $(sed -n 's/^not ok [0-9]* selftests: [^:]*: \([^ ]*\).*/\1/p' "$tap" 2>/dev/null); do
 		echo "  $kver: $t:"
-		grep -B1 -E '^not ok' "$FTVM_OUT/logs/$t.log" 2>/dev/null | grep -v '^--$' |
+		# its failed results, or where it stopped (a bail-out, set -e)
+		{ grep -B1 -E '^not ok' "$FTVM_OUT/logs/$t.log" ||
+			tail -n 4 "$FTVM_OUT/logs/$t.log"; } 2>/dev/null | grep -v '^--$' |
 			head -n 12 | sed 's/^/      /'
 	done >>"$FTVM_VM/failures"
 	if [ "$selftest" = 1 ]; then
