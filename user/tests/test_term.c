@@ -111,6 +111,15 @@ static void fake_top(struct pty *p)
 	 * (as under a job-control shell).
 	 */
 	setpgid(0, 0);
+	/*
+	 * top keeps a signal its starter ignored (nohup's SIGHUP): the test
+	 * starts it with the defaults, whatever ran the test.
+	 */
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGTSTP, SIG_DFL);
 	out = fdopen(p->slave, "w");
 	if (!out || term_catch_signals(&mask))
 		_exit(2);
