@@ -41,26 +41,53 @@ ktap_assert "B: netem loss 5% ecn on ECT(0) RoCE" cong_netem peer ect0 loss 5% e
 ktap_assert "A: capture started" cong_cap_start a self
 
 common="--iters $ITERS --size $SIZE --op write --timeout-s 120"
-"$CONG_PROGS/ft_qps" --server -p $PORT_E -n 2 --tclass 0 $common \
-	>"$O/e_srv.json" 2>"$O/e_srv.err" &
-e_srv=$!
-"$CONG_PROGS/ft_qps" --server -p $PORT_N -n 1 --tclass 2 $common \
-	>"$O/n_srv.json" 2>"$O/n_srv.err" &
-n_srv=$!
-peer "$CONG_PROGS/ft_qps --peer $FT_CTL_IP -p $PORT_E -n 2 --tclass 2 $common" \
-	>"$O/e_cli.json" 2>"$O/e_cli.err" &
-e_cli=$!
-peer "$CONG_PROGS/ft_qps --peer $FT_CTL_IP -p $PORT_N -n 1 --tclass 0 $common" \
-	>"$O/n_cli.json" 2>"$O/n_cli.err" &
-n_cli=$!
-cong_bg_add $e_srv $n_srv $e_cli $n_cli
+# flows: run E and N once; 0 if all four ran, 2 if a client's write
+# failed with an error of rxe's responder, 1 otherwise.
+flows() {
+	local e_srv n_srv e_cli n_cli p f rc=0
+
+	"$CONG_PROGS/ft_qps" --server -p $PORT_E -n 2 --tclass 0 $common \
+		>"$O/e_srv.json" 2>"$O/e_srv.err" &
+	e_srv=$!
+	"$CONG_PROGS/ft_qps" --server -p $PORT_N -n 1 --tclass 2 $common \
+		>"$O/n_srv.json" 2>"$O/n_srv.err" &
+	n_srv=$!
+	peer "$CONG_PROGS/ft_qps --peer $FT_CTL_IP -p $PORT_E -n 2 --tclass 2 $common" \
+		>"$O/e_cli.json" 2>"$O/e_cli.err" &
+	e_cli=$!
+	peer "$CONG_PROGS/ft_qps --peer $FT_CTL_IP -p $PORT_N -n 1 --tclass 0 $common" \
+		>"$O/n_cli.json" 2>"$O/n_cli.err" &
+	n_cli=$!
+	cong_bg_add $e_srv $n_srv $e_cli $n_cli
+	for p in $e_srv $n_srv $e_cli $n_cli; do
+		wait "$p" || rc=1
+	done
+	for f in e_srv e_cli n_srv n_cli; do
+		log "$f: $(jq -c '{role, nqps, tclass, total_ops, traffic_s, error}' "$O/$f.json" 2>/dev/null) $(tr '\n' ' ' <"$O/$f.err")"
+	done
+	[ "$rc" = 0 ] && return 0
+	grep -q "remote invalid request error" "$O/e_cli.err" "$O/n_cli.err" && return 2
+	return 1
+}
+# Not understood yet (an open defect, 6.1 only, twice on 2026-12-01): A's
+# rxe responder NAKs a well-formed WRITE LAST as an invalid request after
+# sending eight ACKs of a PSN whose request the capture shows arriving only
+# after them.  No packet fabtrace could have changed (ECN off: it changes
+# none) looks wrong on the wire.  Until it is found, the run is made again
+# once, from a fresh capture, monitor and netem, so every oracle reads one
+# whole run; twice in a row fails the test.
 rc=0
-for p in $e_srv $n_srv $e_cli $n_cli; do
-	wait "$p" || rc=$?
-done
-for f in e_srv e_cli n_srv n_cli; do
-	log "$f: $(jq -c '{role, nqps, tclass, total_ops, traffic_s, error}' "$O/$f.json" 2>/dev/null) $(tr '\n' ' ' <"$O/$f.err")"
-done
+flows || rc=$?
+if [ "$rc" = 2 ]; then
+	log "rxe's responder refused a request (remote invalid request): once more"
+	cong_cap_stop a
+	cong_mon_stop mon
+	cong_netem_del peer
+	rc=0
+	cong_mon_start mon self && cong_netem peer ect0 loss 5% ecn &&
+		cong_cap_start a self || rc=1
+	[ "$rc" = 0 ] && { flows || rc=$?; }
+fi
 ktap_assert "ft_qps flows E and N ran (servers on A, clients on B)" test "$rc" -eq 0
 
 SRV_PIDS="$(jq .pid "$O/e_srv.json") $(jq .pid "$O/n_srv.json")"
