@@ -242,6 +242,23 @@ static __always_inline bool ft_ect_wanted(u8 ds, u64 ect)
 	return !(ds & 3) && ((ect >> (ds >> 2)) & 1);
 }
 
+/*
+ * Mark the packet whose IP header (IPv4 or IPv6) is @ip, @len bytes of it
+ * at hand, ECT(0) if ft_ect_wanted() says so.  Only the ECN bits change,
+ * from 00 to 10; an IPv4 header checksum is left to whoever sends it.
+ */
+static inline void ft_mark_ect(u8 *ip, u32 len, u64 ect)
+{
+	if (len >= 20 && ip[0] >> 4 == 4) {
+		if (ft_ect_wanted(ip[1], ect))
+			ip[1] |= 2;
+	} else if (len >= 40 && ip[0] >> 4 == 6) {
+		/* the traffic class straddles bytes 0 and 1 */
+		if (ft_ect_wanted((u8)(ip[0] << 4 | ip[1] >> 4), ect))
+			ip[1] |= 2 << 4;
+	}
+}
+
 /* 24-bit PSN arithmetic: signed distance from b to a, in [-2^23, 2^23). */
 static inline s32 ft_psn_diff(u32 a, u32 b)
 {

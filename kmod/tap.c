@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Soft-RoCE data path taps: every packet rxe sends or receives. */
 
-#include <linux/ip.h>
-#include <linux/ipv6.h>
 #include <linux/percpu.h>
 #include <linux/skbuff.h>
-#include <net/dsfield.h>
-#include <net/inet_ecn.h>
 #include <rdma/ib_verbs.h>
 
 #include "dev.h"
@@ -89,18 +85,12 @@ static noinline notrace void tap_other(struct ft_dev *dev,
  * changes: rxe leaves the IPv4 checksum to __ip_local_out(), which runs
  * after this, and the ICRC covers the DS field as ones.  Only packets rxe
  * built itself come here, before it sends them: the skb is its own, not a
- * clone, and linear; @ip is its data.
+ * clone, and linear; @ip is its data.  Out of line: off the path of the
+ * packets it does not mark.
  */
 static noinline notrace void mark_ect(u8 *ip, unsigned int len, u64 ect)
 {
-	if (len >= sizeof(struct iphdr) && ip[0] >> 4 == 4) {
-		if (ft_ect_wanted(ip[1], ect))
-			ip[1] |= INET_ECN_ECT_0;
-	} else if (len >= sizeof(struct ipv6hdr) && ip[0] >> 4 == 6) {
-		if (ft_ect_wanted(ipv6_get_dsfield((struct ipv6hdr *)ip), ect))
-			ipv6_change_dsfield((struct ipv6hdr *)ip, (u8)~INET_ECN_MASK,
-					    INET_ECN_ECT_0);
-	}
+	ft_mark_ect(ip, len, ect);
 }
 
 /*

@@ -55,22 +55,15 @@ static u64 events;
  */
 /*
  * The policy's ECN-capable DSCPs (HOTPATH_ECT, 0: ECN off), as the
- * transmit tap reads them from the device, and its marking (kmod/tap.c's
- * mark_ect()): the same decision, ft_ect_wanted().
+ * transmit tap reads them from the device, and its marking: the module's
+ * ft_mark_ect().
  */
 static u64 bench_ect;
 
+/* As kmod/tap.c's: out of line, the marking of kmod/roce.h. */
 static __attribute__((noinline)) void mark_ect(uint8_t *ip, unsigned int len, u64 ect)
 {
-	if (len >= 20 && ip[0] >> 4 == 4) {
-		if (ft_ect_wanted(ip[1], ect))
-			ip[1] |= 2;
-	} else if (len >= 40 && ip[0] >> 4 == 6) {
-		u8 ds = (u8)((ip[0] << 4) | (ip[1] >> 4));
-
-		if (ft_ect_wanted(ds, ect))
-			ip[1] |= 2 << 4;
-	}
+	ft_mark_ect(ip, len, ect);
 }
 
 static inline __attribute__((always_inline)) void fabtrace(const void *ibdev,
