@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* 802.3x PAUSE and 802.1Qbb PFC frames: parse, and pause time per priority (pure C). */
+#ifndef _FABTRACE_PAUSE_H
+#define _FABTRACE_PAUSE_H
+
+#include "pure.h"
+
+#define FT_ETH_P_MACCTL		0x8808	/* MAC Control */
+#define FT_PAUSE_OPC		0x0001	/* 802.3x PAUSE: the whole link */
+#define FT_PFC_OPC		0x0101	/* 802.1Qbb: per priority */
+#define FT_PAUSE_PRIOS		8
+/* Ethernet header, opcode, class-enable vector, eight quanta */
+#define FT_PAUSE_FRAME_LEN	(14 + 2 + 2 + 2 * FT_PAUSE_PRIOS)
+/* a quantum is 512 bit times */
+#define FT_PAUSE_QUANTUM_BITS	512
+
+/* Why a MAC Control frame is not a pause fabtrace can trust. */
+enum ft_pause_err {
+	FT_PAUSE_OK,
+	FT_PAUSE_SHORT,		/* shorter than a PFC frame */
+	FT_PAUSE_NOT_MACCTL,	/* not ethertype 0x8808 */
+	FT_PAUSE_BAD_DST,	/* not to 01-80-C2-00-00-01 */
+	FT_PAUSE_BAD_OPCODE,	/* neither PAUSE nor PFC */
+	FT_PAUSE_BAD_VECTOR,	/* reserved class-enable bits set */
+};
+
+/* A parsed pause: the priorities it names and their quanta. */
+struct ft_pause {
+	u8 enable;		/* bit p: priority p's quanta apply */
+	u8 global;		/* an 802.3x PAUSE: every priority */
+	u16 quanta[FT_PAUSE_PRIOS];
+};
+
+/**
+ * ft_pause_parse() - parse a MAC Control frame
+ * @f: the frame, from its destination MAC on
+ * @len: bytes at @f
+ * @out: the pause, if FT_PAUSE_OK
+ *
+ * An 802.3x PAUSE names every priority with one quanta.  The frame's
+ * padding and FCS are not read.
+ */
+static inline enum ft_pause_err ft_pause_parse(const u8 *f, u32 len,
+					       struct ft_pause *out)
+{
+	static const u8 dst[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+	unsigned int p, opc, vec;
+
+	if (len < 14 + 4)
+		return FT_PAUSE_SHORT;
+	if (ft_get_be16(f + 12) != FT_ETH_P_MACCTL)
+		return FT_PAUSE_NOT_MACCTL;
+	if (__builtin_memcmp(f, dst, sizeof(dst)))
+		return FT_PAUSE_BAD_DST;
+	opc = ft_get_be16(f + 14);
+	if (opc == FT_PAUSE_OPC) {
+		out->enable = 0xff;
+		out->global = 1;
+		for (p = 0; p < FT_PAUSE_PRIOS; p++)
+			out->quanta[p] = ft_get_be16(f + 16);
+		return FT_PAUSE_OK;
+	}
+	if (opc != FT_PFC_OPC)
+		return FT_PAUSE_BAD_OPCODE;
+	if (len < FT_PAUSE_FRAME_LEN)
+		return FT_PAUSE_SHORT;
+	vec = ft_get_be16(f + 16);
+	if (vec & 0xff00)
+		return FT_PAUSE_BAD_VECTOR;
+	out->enable = vec;
+	out->global = 0;
+	for (p = 0; p < FT_PAUSE_PRIOS; p++)
+		out->quanta[p] = ft_get_be16(f + 18 + 2 * p);
+	return FT_PAUSE_OK;
+}
+
+/* The time @quanta pause a link of @mbps Mb/s, in ns; 0 if the speed is unknown. */
+static inline u64 ft_pause_ns(u32 quanta, u32 mbps)
+{
+	if (!mbps)
+		return 0;
+	/* a bit takes 1000 / mbps ns */
+	return (u64)quanta * FT_PAUSE_QUANTUM_BITS * 1000 / mbps;
+}
+
+/*
+ * The pause state of one priority of one port, and its counters.  Times
+ * are ns of one monotonic clock.  A pause runs from @start to @until; a
+ * later frame cuts it short (XON, or XOFF renewing it before it expires),
+ * so the time paused is only known once the next frame or the clock says
+ * where it ended.
+ */
+struct ft_pfc_prio {
+	u64 frames;		/* frames naming this priority */
+	u64 xoff;		/* quanta > 0 */
+	u64 xon;		/* quanta 0 */
+	u64 quanta;		/* of every XOFF */
+	u64 unexpected;		/* frames naming it while PFC is off for it */
+	u64 paused_ns;		/* of pauses that ended */
+	u64 storms;
+	u64 start;		/* of the pause in progress; 0: none */
+	u64 until;		/* when the last pause ends, or ended */
+	u64 since;		/* of the continuous pause in progress */
+	u64 storm_start;	/* of the storm in progress; 0: none */
+};
+
+/* ft_pfc_frame() returns what happened to the priority */
+#define FT_PFC_STORM_START	0x1
+
+/* The paused time of @s up to @now, the pause in progress included. */
+static inline u64 ft_pfc_paused(const struct ft_pfc_prio *s, u64 now)
+{
+	u64 end = s->until < now ? s->until : now;
+
+	return s->paused_ns + (s->start && end > s->start ? end - s->start : 0);
+}
+
+/* Whether @s is paused at @now. */
+static inline bool ft_pfc_is_paused(const struct ft_pfc_prio *s, u64 now)
+{
+	return s->start && s->until > now;
+}
+
+/**
+ * ft_pfc_frame() - account one pause frame for one priority
+ * @s: the priority
+ * @now: the frame's arrival
+ * @quanta: its quanta for the priority
+ * @mbps: the port's speed (0: unknown, no time is accrued)
+ * @pfc_on: PFC is enabled for the priority
+ * @detect_ns: the watchdog's detection time; 0: off
+ *
+ * A storm starts when an XOFF finds the priority paused without a break
+ * for @detect_ns or longer: a single long pause is none, nor is an XOFF
+ * that comes the instant the last pause expires.  @now is never 0 (0
+ * stands for "none" in @s).
+ *
+ * Return: FT_PFC_* flags.
+ */
+static inline unsigned int ft_pfc_frame(struct ft_pfc_prio *s, u64 now,
+					u32 quanta, u32 mbps, bool pfc_on,
+					u64 detect_ns)
+{
+	bool paused = ft_pfc_is_paused(s, now);
+	unsigned int ret = 0;
+
+	s->frames++;
+	if (!pfc_on)
+		s->unexpected++;
+	/* the pause in progress ends here, or ended at its expiry */
+	s->paused_ns = ft_pfc_paused(s, now);
+	if (paused)
+		s->until = now;
+	s->start = 0;
+	if (!quanta) {
+		s->xon++;
+		return 0;
+	}
+	s->xoff++;
+	s->quanta += quanta;
+	if (!paused)
+		s->since = now;
+	s->until = now + ft_pause_ns(quanta, mbps);
+	/* the speed unknown: no time to accrue */
+	if (s->until != now)
+		s->start = now;
+	/* a pause of unknown length (no speed) renews nothing */
+	if (detect_ns && paused && s->start && !s->storm_start &&
+	    now - s->since >= detect_ns) {
+		s->storm_start = s->since;
+		s->storms++;
+		ret |= FT_PFC_STORM_START;
+	}
+	return ret;
+}
+
+/*
+ * When the storm of @s ends: @restore_ns after the end of its last pause
+ * (which may be still to come); 0 if it has no storm.
+ */
+static inline u64 ft_pfc_storm_ends(const struct ft_pfc_prio *s,
+				    u64 restore_ns)
+{
+	return s->storm_start ? s->until + restore_ns : 0;
+}
+
+#endif /* _FABTRACE_PAUSE_H */
