@@ -14,6 +14,7 @@
 #include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/compiler.h>
+#include <linux/crc32.h>
 #include <linux/list.h>
 #include <linux/rcupdate.h>
 

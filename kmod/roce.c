@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* RoCEv2 header parsing (pure C, kernel and userspace). */
+/* RoCEv2 header parsing, and the CNPs fabtrace sends (pure C, kernel and userspace). */
 
 #include "roce.h"
 
@@ -152,3 +152,92 @@ const u8 ft_aeth[256] = {
 	[0x64 ... 0x7f] = NAK(FT_NAK_OTHER),
 	[0x80 ... 0xff] = NAK(FT_NAK_OTHER),
 };
+
+/**
+ * ft_icrc() - the ICRC of a RoCEv2 packet over IPv4, as the packet carries it
+ * @ip: the packet, from its IPv4 header (20 bytes, no options) on
+ * @len: its length, the ICRC's 4 bytes not included
+ *
+ * As rxe computes it: over a copy of the headers with the fields routers
+ * may change (TOS, TTL, header and UDP checksums, BTH byte 4) set to ones,
+ * after 8 bytes of ones where an InfiniBand packet's LRH would be; then
+ * over the rest.  The packet carries it inverted, little-endian.
+ */
+u32 ft_icrc(const u8 *ip, u32 len)
+{
+	static const u8 lrh[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	u8 h[20 + 8 + FT_BTH_LEN];
+	u32 crc;
+
+	__builtin_memcpy(h, ip, sizeof(h));
+	h[1] = 0xff;
+	h[8] = 0xff;
+	h[10] = 0xff;
+	h[11] = 0xff;
+	h[20 + 6] = 0xff;
+	h[20 + 7] = 0xff;
+	h[20 + 8 + 4] = 0xff;
+	crc = crc32_le(0xffffffff, lrh, sizeof(lrh));
+	crc = crc32_le(crc, h, sizeof(h));
+	crc = crc32_le(crc, ip + sizeof(h), len - sizeof(h));
+	return ~crc;
+}
+
+/**
+ * ft_cnp_build() - a CNP that answers a CE-marked RoCEv2 packet
+ * @cnp: FT_CNP_LEN bytes, from the IP header on
+ * @ip: the received packet, from its IP header on
+ * @avail: bytes at @ip
+ * @dqpn: the QP that sent it, which the CNP goes to
+ * @dscp: the CNP's DSCP
+ *
+ * Back to where the packet came from: addresses swapped, the packet's UDP
+ * source port (its flow's entropy) kept, its P_Key; BTH opcode 0x81, BECN
+ * set, PSN 0, as RoCEv2's Annex A17 has it; Not-ECT; UDP checksum 0, which
+ * IPv4 allows.
+ *
+ * Return: FT_CNP_LEN, or 0 if @ip is not a plain IPv4 RoCEv2 packet.
+ */
+u32 ft_cnp_build(u8 *cnp, const u8 *ip, u32 avail, u32 dqpn, u8 dscp)
+{
+	u32 sum = 0, i;
+
+	if (avail < 20 + 8 + FT_BTH_LEN || ip[0] != 0x45 || ip[9] != 17)
+		return 0;
+	__builtin_memset(cnp, 0, FT_CNP_LEN);
+	cnp[0] = 0x45;
+	cnp[1] = dscp << 2;
+	cnp[3] = FT_CNP_LEN;
+	cnp[6] = 0x40;				/* DF */
+	cnp[8] = 64;
+	cnp[9] = 17;
+	__builtin_memcpy(cnp + 12, ip + 16, 4);	/* to the sender */
+	__builtin_memcpy(cnp + 16, ip + 12, 4);
+	for (i = 0; i < 20; i += 2)
+		sum += cnp[i] << 8 | cnp[i + 1];
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	cnp[10] = ~sum >> 8;
+	cnp[11] = ~sum;
+
+	cnp[20] = ip[20];			/* UDP source port */
+	cnp[21] = ip[21];
+	cnp[22] = FT_ROCE_UDP_PORT >> 8;
+	cnp[23] = FT_ROCE_UDP_PORT & 0xff;
+	cnp[25] = FT_CNP_LEN - 20;
+
+	cnp[28] = FT_OPCODE_CNP;
+	cnp[30] = ip[30];			/* P_Key */
+	cnp[31] = ip[31];
+	cnp[32] = 0x40;				/* BECN */
+	cnp[33] = dqpn >> 16;
+	cnp[34] = dqpn >> 8;
+	cnp[35] = dqpn;
+
+	i = ft_icrc(cnp, FT_CNP_LEN - FT_ICRC_LEN);
+	cnp[FT_CNP_LEN - 4] = i;
+	cnp[FT_CNP_LEN - 3] = i >> 8;
+	cnp[FT_CNP_LEN - 2] = i >> 16;
+	cnp[FT_CNP_LEN - 1] = i >> 24;
+	return FT_CNP_LEN;
+}

@@ -259,6 +259,15 @@ static inline void ft_mark_ect(u8 *ip, u32 len, u64 ect)
 	}
 }
 
+/*
+ * A CNP over IPv4, as fabtrace sends them: IPv4 (no options), UDP, BTH,
+ * 16 reserved bytes, ICRC.
+ */
+#define FT_CNP_LEN		(20 + 8 + FT_BTH_LEN + 16 + FT_ICRC_LEN)
+
+u32 ft_icrc(const u8 *ip, u32 len);
+u32 ft_cnp_build(u8 *cnp, const u8 *ip, u32 avail, u32 dqpn, u8 dscp);
+
 /* 24-bit PSN arithmetic: signed distance from b to a, in [-2^23, 2^23). */
 static inline s32 ft_psn_diff(u32 a, u32 b)
 {

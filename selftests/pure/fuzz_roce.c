@@ -11,7 +11,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct ft_qp qp = { .type = 2, .flags = FT_QP_PSN };
-	struct ft_pkt p;
+	uint8_t cnp[FT_CNP_LEN];
+	struct ft_pkt p, c;
 	uint32_t avail = size < FT_HDR_MAX ? size : FT_HDR_MAX;
 
 	if (size > 65535)
@@ -27,5 +28,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ft_acct_rx(&qp, &p);
 	if (ft_dir_packets(&qp.dir_tx) != ft_dir_packets(&qp.dir_rx))
 		abort();
+	/* the CNP answering it, as the receive tap builds one on a CE mark */
+	if (ft_cnp_build(cnp, data, avail, p.qpn, p.tclass >> 2)) {
+		if (ft_parse(cnp, sizeof(cnp), sizeof(cnp), &c) != FT_PARSE_OK ||
+		    c.cls != FT_CLS_CNP || c.qpn != p.qpn || c.payload ||
+		    (c.tclass & 3))
+			abort();
+	}
 	return 0;
 }

@@ -64,4 +64,17 @@ struct list_head {
 #define BUILD_BUG_ON(c) _Static_assert(!(c), #c)
 
 
+/* lib/crc32.c's crc32_le(), bit by bit: the reflected CRC-32 (0xedb88320). */
+static inline u32 crc32_le(u32 crc, const u8 *p, size_t len)
+{
+	int k;
+
+	while (len--) {
+		crc ^= *p++;
+		for (k = 0; k < 8; k++)
+			crc = crc & 1 ? 0xedb88320 ^ (crc >> 1) : crc >> 1;
+	}
+	return crc;
+}
+
 #endif /* _FABTRACE_SHIM_H */

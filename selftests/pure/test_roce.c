@@ -9,6 +9,7 @@
 #include "../../kmod/roce.h"
 #include "../../kmod/table.h"
 #include "pkt.h"
+#include "../progs/icrc.h"
 
 static enum ft_parse_err parse(const struct tpkt *t, struct ft_pkt *p)
 {
@@ -16,6 +17,67 @@ static enum ft_parse_err parse(const struct tpkt *t, struct ft_pkt *p)
 	unsigned int len = tpkt_build(buf, t);
 
 	return ft_parse(buf, len < FT_HDR_MAX ? len : FT_HDR_MAX, len, p);
+}
+
+/*
+ * The CNP answering a CE-marked WRITE: back to its sender, fields as
+ * RoCEv2 has them, a good IPv4 checksum, and an ICRC that the test
+ * programs' own implementation (selftests/progs/icrc.c, written apart from
+ * this one) computes too.  crc32_le() itself against CRC-32's check value.
+ */
+TEST(cnp_build)
+{
+	struct tpkt t = { .opcode = 0x0a, .qpn = 0x11, .psn = 5, .payload = 64,
+			  .tos = 26 << 2 | 3 };
+	uint8_t in[256], cnp[FT_CNP_LEN];
+	const char *err;
+	uint32_t sum = 0, icrc, i;
+	struct ft_pkt p;
+	unsigned int len;
+
+	EXPECT_EQ(0xcbf43926, ~crc32_le(0xffffffff, (const u8 *)"123456789", 9));
+	len = tpkt_build(in, &t);
+	memcpy(in + 12, "\x0a\x63\x00\x02", 4);	/* from 10.99.0.2 */
+	memcpy(in + 16, "\x0a\x63\x00\x01", 4);	/* to 10.99.0.1 */
+	in[20] = 0xc1;
+	in[21] = 0x23;
+	in[30] = 0x7f;				/* P_Key 0x7fff */
+	ASSERT_EQ(FT_CNP_LEN, ft_cnp_build(cnp, in, len, 0xabcdef, 48));
+	EXPECT_EQ(60, FT_CNP_LEN);
+	EXPECT_EQ(0x45, cnp[0]);
+	EXPECT_EQ(48 << 2, cnp[1]);			/* DSCP 48, Not-ECT */
+	EXPECT_EQ(0, memcmp(cnp + 12, in + 16, 4));	/* from the receiver */
+	EXPECT_EQ(0, memcmp(cnp + 16, in + 12, 4));	/* to the sender */
+	for (i = 0; i < 20; i += 2)
+		sum += cnp[i] << 8 | cnp[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	EXPECT_EQ(0xffff, sum);
+	EXPECT_EQ(0xc1, cnp[20]);
+	EXPECT_EQ(0x23, cnp[21]);
+	EXPECT_EQ(4791, cnp[22] << 8 | cnp[23]);
+	EXPECT_EQ(40, cnp[24] << 8 | cnp[25]);
+	EXPECT_EQ(0, cnp[26] | cnp[27]);		/* UDP checksum 0 */
+
+	/* fabtrace's own parser reads it as a CNP to that QP */
+	ASSERT_EQ(FT_PARSE_OK, ft_parse(cnp, FT_CNP_LEN, FT_CNP_LEN, &p));
+	EXPECT_EQ(FT_CLS_CNP, p.cls);
+	EXPECT_EQ(0xabcdef, p.qpn);
+	EXPECT_EQ(0, p.payload);
+	EXPECT_EQ(0x7fff, cnp[30] << 8 | cnp[31]);
+	EXPECT_EQ(0x40, cnp[32]);			/* BECN */
+
+	icrc = ft_roce_icrc(cnp, FT_CNP_LEN - 4, &err);
+	ASSERT_EQ(NULL, err);
+	EXPECT_EQ(icrc, (uint32_t)(cnp[56] | cnp[57] << 8 | cnp[58] << 16 |
+				   (uint32_t)cnp[59] << 24));
+	EXPECT_EQ(icrc, ft_icrc(cnp, FT_CNP_LEN - 4));
+
+	/* not IPv4 RoCE: no CNP */
+	t.ipv6 = 1;
+	len = tpkt_build(in, &t);
+	EXPECT_EQ(0, ft_cnp_build(cnp, in, len, 1, 48));
+	EXPECT_EQ(0, ft_cnp_build(cnp, in, 39, 1, 48));
 }
 
 TEST(rc_opcodes_classes_and_payload)
