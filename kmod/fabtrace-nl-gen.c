@@ -46,7 +46,7 @@ static const struct nla_policy fabtrace_qp_get_do_nl_policy[FABTRACE_A_QP_MATCH_
 	[FABTRACE_A_QP_PID] = { .type = NLA_U32, },
 	[FABTRACE_A_QP_TYPE] = NLA_POLICY_MAX(NLA_U32, 255),
 	[FABTRACE_A_QP_STATE] = NLA_POLICY_MAX(NLA_U32, 6),
-	[FABTRACE_A_QP_MATCH_FLAGS] = NLA_POLICY_MASK(NLA_U32, 0xf),
+	[FABTRACE_A_QP_MATCH_FLAGS] = NLA_POLICY_MASK(NLA_U32, 0x1f),
 };
 
 /* FABTRACE_CMD_QP_GET - dump */
@@ -59,7 +59,7 @@ static const struct nla_policy fabtrace_qp_get_dump_nl_policy[FABTRACE_A_QP_MATC
 	[FABTRACE_A_QP_PID] = { .type = NLA_U32, },
 	[FABTRACE_A_QP_TYPE] = NLA_POLICY_MAX(NLA_U32, 255),
 	[FABTRACE_A_QP_STATE] = NLA_POLICY_MAX(NLA_U32, 6),
-	[FABTRACE_A_QP_MATCH_FLAGS] = NLA_POLICY_MASK(NLA_U32, 0xf),
+	[FABTRACE_A_QP_MATCH_FLAGS] = NLA_POLICY_MASK(NLA_U32, 0x1f),
 };
 
 /* FABTRACE_CMD_QP_RESET - do */
@@ -89,6 +89,20 @@ static const struct nla_policy fabtrace_policy_set_nl_policy[FABTRACE_A_POLICY_C
 	[FABTRACE_A_POLICY_DEV_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
 	[FABTRACE_A_POLICY_PORT] = { .type = NLA_U32, },
 	[FABTRACE_A_POLICY_CONFIG] = NLA_POLICY_NESTED(fabtrace_policy_cfg_nl_policy),
+};
+
+/* FABTRACE_CMD_PFC_GET - do */
+static const struct nla_policy fabtrace_pfc_get_do_nl_policy[FABTRACE_A_PFC_PORT + 1] = {
+	[FABTRACE_A_PFC_DEV_INDEX] = { .type = NLA_U32, },
+	[FABTRACE_A_PFC_DEV_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
+	[FABTRACE_A_PFC_PORT] = { .type = NLA_U32, },
+};
+
+/* FABTRACE_CMD_PFC_GET - dump */
+static const struct nla_policy fabtrace_pfc_get_dump_nl_policy[FABTRACE_A_PFC_PORT + 1] = {
+	[FABTRACE_A_PFC_DEV_INDEX] = { .type = NLA_U32, },
+	[FABTRACE_A_PFC_DEV_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
+	[FABTRACE_A_PFC_PORT] = { .type = NLA_U32, },
 };
 
 /* Ops table for fabtrace */
@@ -153,6 +167,20 @@ static const struct genl_split_ops fabtrace_nl_ops[] = {
 		.policy		= fabtrace_policy_set_nl_policy,
 		.maxattr	= FABTRACE_A_POLICY_CONFIG,
 		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
+	},
+	{
+		.cmd		= FABTRACE_CMD_PFC_GET,
+		.doit		= fabtrace_nl_pfc_get_doit,
+		.policy		= fabtrace_pfc_get_do_nl_policy,
+		.maxattr	= FABTRACE_A_PFC_PORT,
+		.flags		= GENL_CMD_CAP_DO,
+	},
+	{
+		.cmd		= FABTRACE_CMD_PFC_GET,
+		.dumpit		= fabtrace_nl_pfc_get_dumpit,
+		.policy		= fabtrace_pfc_get_dump_nl_policy,
+		.maxattr	= FABTRACE_A_PFC_PORT,
+		.flags		= GENL_CMD_CAP_DUMP,
 	},
 };
 

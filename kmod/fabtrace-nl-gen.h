@@ -25,6 +25,9 @@ int fabtrace_nl_policy_get_doit(struct sk_buff *skb, struct genl_info *info);
 int fabtrace_nl_policy_get_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb);
 int fabtrace_nl_policy_set_doit(struct sk_buff *skb, struct genl_info *info);
+int fabtrace_nl_pfc_get_doit(struct sk_buff *skb, struct genl_info *info);
+int fabtrace_nl_pfc_get_dumpit(struct sk_buff *skb,
+			       struct netlink_callback *cb);
 
 enum {
 	FABTRACE_NLGRP_EVENTS,

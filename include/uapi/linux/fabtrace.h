@@ -82,12 +82,18 @@ enum fabtrace_link_layer {
  * @FABTRACE_QP_FLAGS_CONGESTED: The QP received a CE mark or a CNP, sent or
  *   received a NAK, or retransmitted; only meaningful as a dump filter
  *   (match-flags) and in replies.
+ * @FABTRACE_QP_FLAGS_MISCONFIGURED: The QP's traffic class goes against its
+ *   port's policy: the policy has lossless (PFC) priorities and the QP's
+ *   priority is not one of them, or its priority is ECN-capable, the QP asks
+ *   for Not-ECT and nothing marks it (a device fabtrace does not hook).
+ *   Computed when read, from the policy of the moment; connected QPs only.
  */
 enum fabtrace_qp_flags {
 	FABTRACE_QP_FLAGS_DESTROYED = 1,
 	FABTRACE_QP_FLAGS_KERNEL = 2,
 	FABTRACE_QP_FLAGS_DISCOVERED = 4,
 	FABTRACE_QP_FLAGS_CONGESTED = 8,
+	FABTRACE_QP_FLAGS_MISCONFIGURED = 16,
 };
 
 /**
@@ -112,6 +118,15 @@ enum fabtrace_qp_flags {
  *   since the previous dropped notification
  * @FABTRACE_EVENT_KIND_POLICY_CHANGE: a port's policy was set; policy-old and
  *   policy-new hold it before and after
+ * @FABTRACE_EVENT_KIND_MISCONFIGURED: a QP became misconfigured (see
+ *   qp-flags): when it got its traffic class or port, or when a policy change
+ *   made it so
+ * @FABTRACE_EVENT_KIND_STORM_START: a priority of a port stayed paused, XOFF
+ *   renewed before it expired, for the PFC watchdog's detection time; duration
+ *   says how long so far, qps how many live QPs of the port have that priority
+ * @FABTRACE_EVENT_KIND_STORM_END: the storm's priority stayed unpaused for the
+ *   restoration time; duration says how long it was paused (start to last
+ *   pause's end)
  */
 enum fabtrace_event_kind {
 	FABTRACE_EVENT_KIND_QP_CREATE,
@@ -126,6 +141,9 @@ enum fabtrace_event_kind {
 	FABTRACE_EVENT_KIND_RETRY_EXHAUSTED,
 	FABTRACE_EVENT_KIND_DROPPED,
 	FABTRACE_EVENT_KIND_POLICY_CHANGE,
+	FABTRACE_EVENT_KIND_MISCONFIGURED,
+	FABTRACE_EVENT_KIND_STORM_START,
+	FABTRACE_EVENT_KIND_STORM_END,
 };
 
 /**
@@ -162,6 +180,18 @@ enum fabtrace_dcb_state {
  */
 enum fabtrace_wd_action {
 	FABTRACE_WD_ACTION_ALERT,
+};
+
+/**
+ * enum fabtrace_pfc_state - Where a priority of a port stands.
+ * @FABTRACE_PFC_STATE_IDLE: not paused
+ * @FABTRACE_PFC_STATE_PAUSED: an XOFF's pause is running
+ * @FABTRACE_PFC_STATE_STORM: the watchdog found a storm, which has not ended
+ */
+enum fabtrace_pfc_state {
+	FABTRACE_PFC_STATE_IDLE,
+	FABTRACE_PFC_STATE_PAUSED,
+	FABTRACE_PFC_STATE_STORM,
 };
 
 enum {
@@ -275,6 +305,8 @@ enum {
 	FABTRACE_A_QP_QPN_MAX,
 	FABTRACE_A_QP_MATCH_FLAGS,
 	FABTRACE_A_QP_PAD,
+	FABTRACE_A_QP_PRIO,
+	FABTRACE_A_QP_PAUSED_US,
 
 	__FABTRACE_A_QP_MAX,
 	FABTRACE_A_QP_MAX = (__FABTRACE_A_QP_MAX - 1)
@@ -298,6 +330,10 @@ enum {
 	FABTRACE_A_STATS_INDEX_BYTES,
 	FABTRACE_A_STATS_PAD,
 	FABTRACE_A_STATS_EVICTED,
+	FABTRACE_A_STATS_CNP_SENT,
+	FABTRACE_A_STATS_CNP_LIMITED,
+	FABTRACE_A_STATS_CNP_FAILED,
+	FABTRACE_A_STATS_CNP_SKIPPED,
 
 	__FABTRACE_A_STATS_MAX,
 	FABTRACE_A_STATS_MAX = (__FABTRACE_A_STATS_MAX - 1)
@@ -333,6 +369,39 @@ enum {
 };
 
 enum {
+	FABTRACE_A_PFC_PRIO_PRIO = 1,
+	FABTRACE_A_PFC_PRIO_FRAMES,
+	FABTRACE_A_PFC_PRIO_XOFF,
+	FABTRACE_A_PFC_PRIO_XON,
+	FABTRACE_A_PFC_PRIO_QUANTA,
+	FABTRACE_A_PFC_PRIO_PAUSED_NS,
+	FABTRACE_A_PFC_PRIO_UNEXPECTED,
+	FABTRACE_A_PFC_PRIO_STORMS,
+	FABTRACE_A_PFC_PRIO_STATE,
+	FABTRACE_A_PFC_PRIO_QPS,
+	FABTRACE_A_PFC_PRIO_PAD,
+
+	__FABTRACE_A_PFC_PRIO_MAX,
+	FABTRACE_A_PFC_PRIO_MAX = (__FABTRACE_A_PFC_PRIO_MAX - 1)
+};
+
+enum {
+	FABTRACE_A_PFC_DEV_INDEX = 1,
+	FABTRACE_A_PFC_DEV_NAME,
+	FABTRACE_A_PFC_PORT,
+	FABTRACE_A_PFC_NETDEV_NAME,
+	FABTRACE_A_PFC_NETDEV_IFINDEX,
+	FABTRACE_A_PFC_SPEED,
+	FABTRACE_A_PFC_MALFORMED,
+	FABTRACE_A_PFC_PAUSE,
+	FABTRACE_A_PFC_PRIO,
+	FABTRACE_A_PFC_PAD,
+
+	__FABTRACE_A_PFC_MAX,
+	FABTRACE_A_PFC_MAX = (__FABTRACE_A_PFC_MAX - 1)
+};
+
+enum {
 	FABTRACE_A_EVENT_SEQ = 1,
 	FABTRACE_A_EVENT_KIND,
 	FABTRACE_A_EVENT_TIME,
@@ -352,6 +421,9 @@ enum {
 	FABTRACE_A_EVENT_PORT,
 	FABTRACE_A_EVENT_POLICY_OLD,
 	FABTRACE_A_EVENT_POLICY_NEW,
+	FABTRACE_A_EVENT_PRIO,
+	FABTRACE_A_EVENT_DURATION,
+	FABTRACE_A_EVENT_QPS,
 
 	__FABTRACE_A_EVENT_MAX,
 	FABTRACE_A_EVENT_MAX = (__FABTRACE_A_EVENT_MAX - 1)
@@ -365,6 +437,7 @@ enum {
 	FABTRACE_CMD_QP_EVENT,
 	FABTRACE_CMD_POLICY_GET,
 	FABTRACE_CMD_POLICY_SET,
+	FABTRACE_CMD_PFC_GET,
 
 	__FABTRACE_CMD_MAX,
 	FABTRACE_CMD_MAX = (__FABTRACE_CMD_MAX - 1)
