@@ -54,11 +54,13 @@ struct ft_cong {
 #define FT_QP_DESTROYED		0x1
 #define FT_QP_KERNEL		0x2
 #define FT_QP_DISCOVERED	0x4
-#define FT_QP_CONGESTED		0x8
+#define FT_QP_CONGESTED		0x8	/* computed when read, never stored */
+#define FT_QP_MISCONFIGURED	0x10	/* computed when read, never stored */
 /* internal flags, not reported */
-#define FT_QP_PSN		0x10	/* RC or XRC: PSNs are tracked */
-#define FT_QP_EVICTED		0x20	/* retired, given up for a live QP */
-#define FT_QP_UAPI_FLAGS	0x0f
+#define FT_QP_PSN		0x20	/* RC or XRC: PSNs are tracked */
+#define FT_QP_EVICTED		0x40	/* retired, given up for a live QP */
+#define FT_QP_PFC_FROZEN	0x80	/* pfc_base holds the QP's paused time */
+#define FT_QP_UAPI_FLAGS	0x07	/* those of the UAPI that are stored */
 
 /*
  * One QP.  Its transmit and receive counters are written by different
@@ -89,9 +91,10 @@ struct ft_qp {
 	u32 qpn;
 	u32 rqpn;
 	u8 tclass;
-	u8 sl;
+	u8 sl;			/* 0-3: the SL; 4-6: pfc.c's (dev->lock) */
 	u16 ev_suppressed;	/* events withheld since the last sent */
 	u32 ev_last;		/* jiffies of the last event sent */
+	u32 pfc_base;		/* us; see pfc.c */
 	const struct ib_qp *ibqp;	/* identity only, never dereferenced */
 	struct pid *owner;
 	char comm[16];
@@ -103,6 +106,17 @@ struct ft_qp {
 	struct ft_cong cong;
 	struct ft_dir dir_rx;
 };
+
+/* The SL shares its byte with pfc.c's priority: writers hold dev->lock. */
+static inline u8 ft_qp_sl(const struct ft_qp *qp)
+{
+	return READ_ONCE(qp->sl) & 0x0f;
+}
+
+static inline void ft_qp_set_sl(struct ft_qp *qp, u8 sl)
+{
+	WRITE_ONCE(qp->sl, (READ_ONCE(qp->sl) & 0xf0) | (sl & 0x0f));
+}
 
 /* ft_acct_*() return a mask of the events the packet started. */
 #define FT_EV_CE	0x01

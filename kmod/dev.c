@@ -6,6 +6,7 @@
 #include <linux/vmalloc.h>
 
 #include "dev.h"
+#include "pfc.h"
 #include "qp.h"
 
 /* Serializes device add, remove and the lists' other writers. */
@@ -104,6 +105,8 @@ static struct ft_dev *dev_alloc(struct ib_device *ibdev)
 
 	kref_init(&dev->ref);
 	dev->ibdev = ibdev;
+	if (ft_pfc_dev_add(dev))
+		goto err_free_pcpu;
 	dev->index = ibdev->index;
 	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
 	strscpy(dev->driver, driver_name(ibdev), sizeof(dev->driver));
@@ -112,6 +115,8 @@ static struct ft_dev *dev_alloc(struct ib_device *ibdev)
 	dev->retired_tail = &dev->retired;
 	return dev;
 
+err_free_pcpu:
+	free_percpu(dev->pcpu);
 err_free_idx:
 	kvfree(dev->idx);
 err_free_dev:
@@ -123,6 +128,7 @@ static void dev_free(struct ft_dev *dev)
 {
 	ft_qp_free_all(dev);
 	ft_policy_free(dev);
+	ft_pfc_dev_free(dev);
 	free_percpu(dev->pcpu);
 	kvfree(dev->idx);
 	kfree(dev);
@@ -229,6 +235,8 @@ static int ft_client_add(struct ib_device *ibdev)
 	list_add_tail_rcu(&dev->list, at);
 	ib_set_client_data(ibdev, &ft_client, dev);
 	mutex_unlock(&ft_devs_lock);
+	/* on the list: the netdev notifier sees its ports from here on */
+	ft_pfc_dev_attach(dev);
 
 	/*
 	 * Published first, walked second: a QP created meanwhile is added by
@@ -264,6 +272,7 @@ static void ft_client_remove(struct ib_device *ibdev, void *data)
 		synchronize_rcu();
 	}
 	mutex_unlock(&ft_devs_lock);
+	ft_pfc_dev_detach(dev);
 	pr_debug("forgetting %s\n", dev->name);
 	kref_put(&dev->ref, dev_release);
 }

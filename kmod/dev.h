@@ -14,6 +14,8 @@
 #include "policy.h"
 #include "table.h"
 
+struct ft_pfc;
+
 /* Totals of a device, per CPU: the hot path adds without atomics. */
 struct ft_dev_pcpu {
 	u64 bytes[2];
@@ -47,6 +49,7 @@ struct ft_dev {
 	 * DSCP d's priority is ECN-capable (ft_ect_wanted()); 0: mark none.
 	 */
 	u64 ect_dscp;
+	struct ft_pfc *pfc;		/* never NULL; pfc.c */
 };
 
 /* Protects ft_devs and the device map against each other's writers. */

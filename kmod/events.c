@@ -74,6 +74,7 @@ static bool ev_kind_per_qp_limited(unsigned int kind)
 	case FABTRACE_EVENT_KIND_QP_DESTROY:
 	case FABTRACE_EVENT_KIND_QP_ERROR:
 	case FABTRACE_EVENT_KIND_RETRY_EXHAUSTED:
+	case FABTRACE_EVENT_KIND_MISCONFIGURED:
 		return false;
 	default:
 		return true;

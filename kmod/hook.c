@@ -28,7 +28,10 @@
  * as much as the taps' own work (Documentation/performance.rst), and they
  * need none: nothing they call leads back into the functions they hook,
  * and all they touch is safe in any context (per-CPU operations, atomics,
- * RCU, the events' irq-safe ring lock).  The rare hooks keep the guard.
+ * RCU, the events' irq-safe ring lock).  One exception, bounded: a CNP
+ * the receive tap sends (cnp.c) to a local peer may reach rxe_rcv() again
+ * from the softirq its send runs on the way out; a CNP is never CE-marked,
+ * so that second pass sends nothing.  The rare hooks keep the guard.
  */
 static bool use_direct = true;
 module_param_named(direct, use_direct, bool, 0444);

@@ -12,6 +12,7 @@
 #include "events.h"
 #include "hook.h"
 #include "life.h"
+#include "pfc.h"
 #include "qp.h"
 
 /* Find the live entry of an ib_qp, and its device.  Context: RCU read side. */
@@ -224,9 +225,18 @@ int ft_life_modify_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
-static void modified(const struct ft_dev *dev, struct ft_qp *qp,
-		     const struct ib_qp_attr *attr, int mask)
+/*
+ * The QP's path: its port, peer and traffic class, which give it its
+ * priority.  Under dev->lock, with its share of the pauses (pfc.c), which
+ * follows it to the new priority.
+ */
+static void path_changed(struct ft_dev *dev, struct ft_qp *qp,
+			 const struct ib_qp_attr *attr, int mask)
 {
+	u32 old_port;
+
+	spin_lock(&dev->lock);
+	old_port = READ_ONCE(qp->port);
 	if (mask & IB_QP_PORT)
 		WRITE_ONCE(qp->port, attr->port_num);
 	if (mask & IB_QP_DEST_QPN)
@@ -238,8 +248,23 @@ static void modified(const struct ft_dev *dev, struct ft_qp *qp,
 			memcpy(qp->peer, grh->dgid.raw, sizeof(qp->peer));
 			WRITE_ONCE(qp->tclass, grh->traffic_class);
 		}
-		WRITE_ONCE(qp->sl, rdma_ah_get_sl(&attr->ah_attr));
+		ft_qp_set_sl(qp, rdma_ah_get_sl(&attr->ah_attr));
 	}
+	ft_pfc_qp_move(dev, qp, old_port);
+	spin_unlock(&dev->lock);
+}
+
+static void modified(const struct ft_dev *dev, struct ft_qp *qp,
+		     const struct ib_qp_attr *attr, int mask)
+{
+	const int path = IB_QP_PORT | IB_QP_AV | IB_QP_DEST_QPN;
+	bool was_misconf = ft_qp_misconfigured_now(dev, qp);
+
+	if (mask & path)
+		path_changed((struct ft_dev *)dev, qp, attr, mask);
+	if ((mask & path) && !was_misconf &&
+	    ft_qp_misconfigured_now(dev, qp))
+		ft_event_qp(dev, qp, FABTRACE_EVENT_KIND_MISCONFIGURED);
 	/*
 	 * The PSNs the QP starts from: nothing before them was sent, received
 	 * or is awaited.  A read responder answers in its peer's PSN space.

@@ -8,6 +8,7 @@
 #include "events.h"
 #include "hook.h"
 #include "netlink.h"
+#include "pfc.h"
 #include "qp.h"
 
 module_param_named(max_qps, ft_max_qps, uint, 0644);
@@ -56,12 +57,18 @@ static int __init ft_init(void)
 	err = ft_hook_init();
 	if (err)
 		goto err_events_exit;
-	err = ft_dev_init();
+	/* the PFC frame handler before devices, whose ports it then finds */
+	err = ft_pfc_init();
 	if (err)
 		goto err_hook_exit;
+	err = ft_dev_init();
+	if (err)
+		goto err_pfc_exit;
 	ft_bench_init();
 	return 0;
 
+err_pfc_exit:
+	ft_pfc_exit();
 err_hook_exit:
 	ft_hook_exit();
 err_events_exit:
@@ -81,6 +88,7 @@ static void __exit ft_exit(void)
 {
 	ft_bench_exit();
 	ft_dev_exit();
+	ft_pfc_exit();
 	ft_hook_exit();
 	ft_events_exit();
 	ft_nl_exit();

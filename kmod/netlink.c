@@ -2,6 +2,7 @@
 /* The fabtrace generic netlink family: shared attribute writers, registration. */
 
 #include <linux/ktime.h>
+#include <linux/netdevice.h>
 #include <linux/timekeeping.h>
 #include <net/genetlink.h>
 
@@ -146,6 +147,46 @@ struct ft_dev *ft_nl_req_dev(struct nlattr **tb, int a_index, int a_name,
 	return dev;
 }
 
+/**
+ * ft_nl_put_netdev() - name the netdev of @port of @ibdev
+ * @skb: the message
+ * @ibdev: the RDMA device
+ * @port: its port
+ * @net: the reader's network namespace
+ * @a_name: the attribute for the netdev's name
+ * @a_ifindex: the attribute for its ifindex
+ * @dcb: if not NULL, what the netdev offers for DCB (enum fabtrace_dcb_state)
+ *
+ * Only a reader in the netdev's namespace gets them: an ifindex means
+ * nothing elsewhere, and a name would tell of another namespace.
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+int ft_nl_put_netdev(struct sk_buff *skb, struct ib_device *ibdev, u32 port,
+		     const struct net *net, int a_name, int a_ifindex, u32 *dcb)
+{
+	struct net_device *ndev;
+	int err = 0;
+
+	if (dcb)
+		*dcb = FABTRACE_DCB_STATE_NO_NETDEV;
+	ndev = ft_port_netdev(ibdev, port);
+	if (!ndev)
+		return 0;
+	if (dcb) {
+		*dcb = FABTRACE_DCB_STATE_UNSUPPORTED;
+#if IS_ENABLED(CONFIG_DCB)
+		if (ndev->dcbnl_ops)
+			*dcb = FABTRACE_DCB_STATE_NOT_APPLIED;
+#endif
+	}
+	if (net_eq(dev_net(ndev), net))
+		err = nla_put_string(skb, a_name, ndev->name) ||
+		      nla_put_u32(skb, a_ifindex, ndev->ifindex);
+	dev_put(ndev);
+	return err ? -EMSGSIZE : 0;
+}
+
 /* Copy a device's name, which a rename may change under us. */
 void ft_nl_dev_name(struct ft_dev *dev, char *name)
 {
@@ -172,6 +213,7 @@ int ft_nl_init(void)
 	BUILD_BUG_ON(FT_QP_KERNEL != FABTRACE_QP_FLAGS_KERNEL);
 	BUILD_BUG_ON(FT_QP_DISCOVERED != FABTRACE_QP_FLAGS_DISCOVERED);
 	BUILD_BUG_ON(FT_QP_CONGESTED != FABTRACE_QP_FLAGS_CONGESTED);
+	BUILD_BUG_ON(FT_QP_MISCONFIGURED != FABTRACE_QP_FLAGS_MISCONFIGURED);
 	BUILD_BUG_ON(FABTRACE_A_TRAFFIC_OTHER - FABTRACE_A_TRAFFIC_SEND !=
 		     FT_CLS_MAX - 1);
 	BUILD_BUG_ON(FABTRACE_A_NAK_OTHER - FABTRACE_A_NAK_PSN_SEQ !=
@@ -192,4 +234,107 @@ int ft_nl_init(void)
 void ft_nl_exit(void)
 {
 	genl_unregister_family(&fabtrace_nl_family);
+}
+
+/* --- gets of one port's object (policy-get, pfc-get) ------------------------ */
+
+/**
+ * ft_nl_req_port() - the port a request names, or its device's first
+ * @dev: the device
+ * @attr: the port attribute, or NULL
+ * @port: the port
+ * @extack: for the error
+ *
+ * Return: 0, or -EINVAL (with an extack) if @dev has no such port.
+ */
+int ft_nl_req_port(struct ft_dev *dev, struct nlattr *attr, u32 *port,
+		   struct netlink_ext_ack *extack)
+{
+	*port = attr ? nla_get_u32(attr) : rdma_start_port(dev->ibdev);
+	if (!rdma_is_port_valid(dev->ibdev, *port)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "port: no such port on this device");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* One port's object, by device (index or name) and port (or the first). */
+int ft_nl_port_doit(const struct ft_nl_port_get *g, struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	struct sk_buff *msg;
+	struct ft_dev *dev;
+	u32 port;
+	int err;
+
+	if (!tb[g->a_index] && !tb[g->a_name]) {
+		NL_SET_ERR_MSG(info->extack, "missing device index or name");
+		return -EINVAL;
+	}
+	dev = ft_nl_req_dev(tb, g->a_index, g->a_name, info->extack);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	err = ft_nl_req_port(dev, tb[g->a_port], &port, info->extack);
+	if (err)
+		goto err_put_dev;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		err = -ENOMEM;
+		goto err_put_dev;
+	}
+	err = g->fill(msg, dev, port, genl_info_net(info), info->snd_portid,
+		      info->snd_seq, 0);
+	if (err)
+		goto err_free_msg;
+	ft_dev_put(dev);
+	return genlmsg_reply(msg, info);
+
+err_free_msg:
+	nlmsg_free(msg);
+err_put_dev:
+	ft_dev_put(dev);
+	return err;
+}
+
+struct ft_port_dump_ctx {
+	u32 next_index;		/* device */
+	u32 next_port;		/* of that device; 0: its first */
+};
+
+/* Every port's object; the attributes given filter the dump. */
+int ft_nl_port_dumpit(const struct ft_nl_port_get *g, struct sk_buff *skb,
+		      struct netlink_callback *cb)
+{
+	struct ft_port_dump_ctx *ctx = (void *)cb->ctx;
+	struct nlattr **tb = ft_dump_attrs(cb);
+	struct ft_dev *dev;
+	int err = 0;
+
+	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+	while (!err && (dev = ft_dev_get(ctx->next_index, NULL, true))) {
+		u32 port = max(ctx->next_port, rdma_start_port(dev->ibdev));
+		char name[IB_DEVICE_NAME_MAX];
+		bool match;
+
+		ft_nl_dev_name(dev, name);
+		match = (!tb[g->a_index] || nla_get_u32(tb[g->a_index]) == dev->index) &&
+			(!tb[g->a_name] || !nla_strcmp(tb[g->a_name], name));
+
+		if (dev->index != ctx->next_index)
+			port = rdma_start_port(dev->ibdev);
+		for (; match && port <= rdma_end_port(dev->ibdev); port++) {
+			if (tb[g->a_port] && nla_get_u32(tb[g->a_port]) != port)
+				continue;
+			err = g->fill(skb, dev, port, sock_net(cb->skb->sk),
+				      NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+				      NLM_F_MULTI);
+			if (err)
+				break;
+		}
+		/* a port that did not fit resumes the next part */
+		ctx->next_index = err ? dev->index : dev->index + 1;
+		ctx->next_port = err ? port : 0;
+		ft_dev_put(dev);
+	}
+	return err == -EMSGSIZE && skb->len ? skb->len : err;
 }

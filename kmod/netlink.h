@@ -17,4 +17,9 @@ struct sk_buff *ft_nl_event_new(u32 kind, u64 mono_ns);
 int ft_nl_event_send(struct sk_buff *skb);
 void ft_nl_count_event(int err);
 
+struct ft_dev;
+
+int ft_nl_storm(struct ft_dev *dev, u32 kind, u32 port, u32 prio,
+		u64 duration, u32 qps);
+
 #endif /* _FABTRACE_NETLINK_H */

@@ -16,9 +16,7 @@ static int put_port(struct sk_buff *skb, struct ib_device *ibdev, u32 port,
 		    const struct net *net)
 {
 	struct ib_port_attr attr = {};
-	struct net_device *ndev;
 	struct nlattr *nest;
-	int err;
 
 	nest = nla_nest_start(skb, FABTRACE_A_DEV_PORT);
 	if (!nest)
@@ -34,17 +32,8 @@ static int put_port(struct sk_buff *skb, struct ib_device *ibdev, u32 port,
 			 ib_mtu_enum_to_int(attr.active_mtu))))
 		goto err_cancel;
 
-	/* named only to a reader in its namespace: an ifindex is per netns */
-	err = 0;
-	ndev = ft_port_netdev(ibdev, port);
-	if (ndev) {
-		if (net_eq(dev_net(ndev), net))
-			err = nla_put_string(skb, FABTRACE_A_PORT_NETDEV_NAME, ndev->name) ||
-			      nla_put_u32(skb, FABTRACE_A_PORT_NETDEV_IFINDEX,
-					  ndev->ifindex);
-		dev_put(ndev);
-	}
-	if (err)
+	if (ft_nl_put_netdev(skb, ibdev, port, net, FABTRACE_A_PORT_NETDEV_NAME,
+			     FABTRACE_A_PORT_NETDEV_IFINDEX, NULL))
 		goto err_cancel;
 	nla_nest_end(skb, nest);
 	return 0;

@@ -14,18 +14,6 @@
 
 /* --- helpers ------------------------------------------------------------- */
 
-/* The port a request names, or its device's first; -EINVAL (extack) if none. */
-static int req_port(struct ft_dev *dev, struct nlattr *attr, u32 *port,
-		    struct netlink_ext_ack *extack)
-{
-	*port = attr ? nla_get_u32(attr) : rdma_start_port(dev->ibdev);
-	if (!rdma_is_port_valid(dev->ibdev, *port)) {
-		NL_SET_ERR_MSG_ATTR(extack, attr, "port: no such port on this device");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static int put_config(struct sk_buff *skb, int type, const struct ft_port_policy *p)
 {
 	struct nlattr *nest;
@@ -51,31 +39,15 @@ static int put_config(struct sk_buff *skb, int type, const struct ft_port_policy
 	return 0;
 }
 
-/*
- * The port's netdev, named only to a reader in its network namespace (an
- * ifindex means nothing elsewhere), and what it offers the hardware part.
- */
+/* The port's netdev, and what it offers the hardware part. */
 static int put_netdev(struct sk_buff *skb, struct ib_device *ibdev, u32 port,
 		      const struct net *net)
 {
-	u32 dcb = FABTRACE_DCB_STATE_NO_NETDEV;
-	struct net_device *ndev;
-	int err = 0;
+	u32 dcb;
 
-	ndev = ft_port_netdev(ibdev, port);
-	if (ndev) {
-		dcb = FABTRACE_DCB_STATE_UNSUPPORTED;
-#if IS_ENABLED(CONFIG_DCB)
-		if (ndev->dcbnl_ops)
-			dcb = FABTRACE_DCB_STATE_NOT_APPLIED;
-#endif
-		if (net_eq(dev_net(ndev), net))
-			err = nla_put_string(skb, FABTRACE_A_POLICY_NETDEV_NAME, ndev->name) ||
-			      nla_put_u32(skb, FABTRACE_A_POLICY_NETDEV_IFINDEX,
-					  ndev->ifindex);
-		dev_put(ndev);
-	}
-	if (err || nla_put_u32(skb, FABTRACE_A_POLICY_DCB, dcb))
+	if (ft_nl_put_netdev(skb, ibdev, port, net, FABTRACE_A_POLICY_NETDEV_NAME,
+			     FABTRACE_A_POLICY_NETDEV_IFINDEX, &dcb) ||
+	    nla_put_u32(skb, FABTRACE_A_POLICY_DCB, dcb))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -107,86 +79,21 @@ static int policy_fill(struct sk_buff *skb, struct ft_dev *dev, u32 port,
 
 /* --- policy-get ---------------------------------------------------------- */
 
+static const struct ft_nl_port_get policy_get = {
+	.a_index = FABTRACE_A_POLICY_DEV_INDEX,
+	.a_name = FABTRACE_A_POLICY_DEV_NAME,
+	.a_port = FABTRACE_A_POLICY_PORT,
+	.fill = policy_fill,
+};
+
 int fabtrace_nl_policy_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr **tb = info->attrs;
-	struct sk_buff *msg;
-	struct ft_dev *dev;
-	u32 port;
-	int err;
-
-	if (!tb[FABTRACE_A_POLICY_DEV_INDEX] && !tb[FABTRACE_A_POLICY_DEV_NAME]) {
-		NL_SET_ERR_MSG(info->extack, "missing device index or name");
-		return -EINVAL;
-	}
-	dev = ft_nl_req_dev(tb, FABTRACE_A_POLICY_DEV_INDEX,
-			    FABTRACE_A_POLICY_DEV_NAME, info->extack);
-	if (IS_ERR(dev))
-		return PTR_ERR(dev);
-	err = req_port(dev, tb[FABTRACE_A_POLICY_PORT], &port, info->extack);
-	if (err)
-		goto err_put_dev;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg) {
-		err = -ENOMEM;
-		goto err_put_dev;
-	}
-	err = policy_fill(msg, dev, port, genl_info_net(info), info->snd_portid,
-			  info->snd_seq, 0);
-	if (err)
-		goto err_free_msg;
-	ft_dev_put(dev);
-	return genlmsg_reply(msg, info);
-
-err_free_msg:
-	nlmsg_free(msg);
-err_put_dev:
-	ft_dev_put(dev);
-	return err;
+	return ft_nl_port_doit(&policy_get, info);
 }
-
-struct ft_policy_dump_ctx {
-	u32 next_index;		/* device */
-	u32 next_port;		/* of that device; 0: its first */
-};
 
 int fabtrace_nl_policy_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct ft_policy_dump_ctx *ctx = (void *)cb->ctx;
-	struct nlattr **tb = ft_dump_attrs(cb);
-	struct ft_dev *dev;
-	int err = 0;
-
-	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
-	while (!err && (dev = ft_dev_get(ctx->next_index, NULL, true))) {
-		u32 port = max(ctx->next_port, rdma_start_port(dev->ibdev));
-		char name[IB_DEVICE_NAME_MAX];
-		bool match;
-
-		ft_nl_dev_name(dev, name);
-		match = (!tb[FABTRACE_A_POLICY_DEV_INDEX] ||
-			 nla_get_u32(tb[FABTRACE_A_POLICY_DEV_INDEX]) == dev->index) &&
-			(!tb[FABTRACE_A_POLICY_DEV_NAME] ||
-			 !nla_strcmp(tb[FABTRACE_A_POLICY_DEV_NAME], name));
-
-		if (dev->index != ctx->next_index)
-			port = rdma_start_port(dev->ibdev);
-		for (; match && port <= rdma_end_port(dev->ibdev); port++) {
-			if (tb[FABTRACE_A_POLICY_PORT] &&
-			    nla_get_u32(tb[FABTRACE_A_POLICY_PORT]) != port)
-				continue;
-			err = policy_fill(skb, dev, port, sock_net(cb->skb->sk),
-					  NETLINK_CB(cb->skb).portid,
-					  cb->nlh->nlmsg_seq, NLM_F_MULTI);
-			if (err)
-				break;
-		}
-		/* a port that did not fit resumes the next part */
-		ctx->next_index = err ? dev->index : dev->index + 1;
-		ctx->next_port = err ? port : 0;
-		ft_dev_put(dev);
-	}
-	return err == -EMSGSIZE && skb->len ? skb->len : err;
+	return ft_nl_port_dumpit(&policy_get, skb, cb);
 }
 
 /* --- policy-set ---------------------------------------------------------- */
@@ -361,7 +268,8 @@ int fabtrace_nl_policy_set_doit(struct sk_buff *skb, struct genl_info *info)
 				FABTRACE_A_POLICY_DEV_NAME, info->extack);
 	if (IS_ERR(req.dev))
 		return PTR_ERR(req.dev);
-	err = req_port(req.dev, attrs[FABTRACE_A_POLICY_PORT], &req.port, info->extack);
+	err = ft_nl_req_port(req.dev, attrs[FABTRACE_A_POLICY_PORT], &req.port,
+			     info->extack);
 	if (!err)
 		err = ft_policy_edit(req.dev, req.port, &edit);
 	ft_dev_put(req.dev);

@@ -9,17 +9,10 @@
 #include "dev.h"
 #include "fabtrace-nl-gen.h"
 #include "nl.h"
+#include "pfc.h"
 #include "qp.h"
 
 /* --- QPs ----------------------------------------------------------------- */
-
-/* What a reader may see: rdma's own rule for restrack resources. */
-static bool qp_visible(const struct ft_qp *qp, struct pid_namespace *ns)
-{
-	if (ns == &init_pid_ns)
-		return true;
-	return qp->owner && pid_nr_ns(qp->owner, ns);
-}
 
 struct qp_filter {
 	struct pid_namespace *ns;
@@ -31,21 +24,25 @@ struct qp_filter {
 	bool has_pid, has_type, has_state;
 };
 
-static u32 qp_flags(const struct ft_qp *qp)
+static u32 qp_flags(const struct ft_dev *dev, const struct ft_qp *qp)
 {
 	u32 flags = READ_ONCE(qp->flags) & FT_QP_UAPI_FLAGS;
 
 	if (ft_qp_congested(qp))
 		flags |= FT_QP_CONGESTED;
+	/* a destroyed QP sends nothing: its traffic class goes against nothing */
+	if (!(flags & FT_QP_DESTROYED) && ft_qp_misconfigured_now(dev, qp))
+		flags |= FT_QP_MISCONFIGURED;
 	return flags;
 }
 
-static bool qp_match(const struct ft_qp *qp, const struct qp_filter *f)
+static bool qp_match(const struct ft_dev *dev, const struct ft_qp *qp,
+		     const struct qp_filter *f)
 {
 	/* given up for a live QP: no longer counted, so no longer shown */
 	if (READ_ONCE(qp->flags) & FT_QP_EVICTED)
 		return false;
-	if (!qp_visible(qp, f->ns))
+	if (!ft_qp_visible(qp, f->ns))
 		return false;
 	if (qp->qpn < f->qpn_min || qp->qpn > f->qpn_max)
 		return false;
@@ -55,7 +52,7 @@ static bool qp_match(const struct ft_qp *qp, const struct qp_filter *f)
 		return false;
 	if (f->has_pid && (!qp->owner || pid_nr_ns(qp->owner, f->ns) != f->pid))
 		return false;
-	if (f->flags && (qp_flags(qp) & f->flags) != f->flags)
+	if (f->flags && (qp_flags(dev, qp) & f->flags) != f->flags)
 		return false;
 	return true;
 }
@@ -68,7 +65,7 @@ static int qp_fill(struct sk_buff *skb, const struct ft_dev *dev,
 {
 	static const u8 zero[16];
 	struct ft_snap snap, *s = &snap;
-	u32 qflags = qp_flags(qp);
+	u32 qflags = qp_flags(dev, qp);
 	void *hdr;
 
 	ft_snap_take(qp, s);
@@ -85,7 +82,11 @@ static int qp_fill(struct sk_buff *skb, const struct ft_dev *dev,
 	    nla_put_u32(skb, FABTRACE_A_QP_STATE, READ_ONCE(qp->state)) ||
 	    nla_put_u32(skb, FABTRACE_A_QP_PORT, qp->port) ||
 	    nla_put_u32(skb, FABTRACE_A_QP_TCLASS, READ_ONCE(qp->tclass)) ||
-	    nla_put_u32(skb, FABTRACE_A_QP_SL, READ_ONCE(qp->sl)) ||
+	    nla_put_u32(skb, FABTRACE_A_QP_SL, ft_qp_sl(qp)) ||
+	    nla_put_u32(skb, FABTRACE_A_QP_PRIO, ft_qp_prio(dev, qp)) ||
+	    ft_nl_put_u64(skb, FABTRACE_A_QP_PAUSED_US,
+			  ft_pfc_qp_paused_us((struct ft_dev *)dev, qp),
+			  FABTRACE_A_QP_PAD) ||
 	    nla_put_u32(skb, FABTRACE_A_QP_PID,
 			qp->owner ? pid_nr_ns(qp->owner, ns) : 0) ||
 	    nla_put_string(skb, FABTRACE_A_QP_COMM, qp->comm) ||
@@ -198,7 +199,7 @@ int fabtrace_nl_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 	ft_nl_dev_name(dev, name);
 	rcu_read_lock();
 	qp = qp_lookup(dev, nla_get_u32(tb[FABTRACE_A_QP_QPN]));
-	if (qp && qp_visible(qp, ns))
+	if (qp && ft_qp_visible(qp, ns))
 		err = qp_fill(msg, dev, qp, name, ns, info->snd_portid,
 			      info->snd_seq, NULL);
 	else
@@ -262,7 +263,7 @@ static int qp_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 				continue;
 			}
 			qp = rcu_dereference(leaf->slot[qpn & (FT_LEAF_SIZE - 1)]);
-			if (!qp || !qp_match(qp, f))
+			if (!qp || !qp_match(dev, qp, f))
 				continue;
 			err = qp_fill(skb, dev, qp, name, f->ns, portid, seq, cb);
 			if (err)
@@ -275,7 +276,7 @@ static int qp_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 		ctx->retired = 0;
 	}
 	for (qp = ft_retired_first(dev); qp; qp = ft_retired_next(qp)) {
-		if (n++ < ctx->retired || !qp_match(qp, f))
+		if (n++ < ctx->retired || !qp_match(dev, qp, f))
 			continue;
 		err = qp_fill(skb, dev, qp, name, f->ns, portid, seq, cb);
 		if (err) {
@@ -360,6 +361,14 @@ int fabtrace_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	return err == -EMSGSIZE && skb->len ? skb->len : err;
 }
 
+static void reset_one(struct ft_dev *dev, struct ft_qp *qp)
+{
+	ft_qp_reset(qp);
+	spin_lock(&dev->lock);
+	ft_pfc_qp_reset(dev, qp);
+	spin_unlock(&dev->lock);
+}
+
 static void reset_dev(struct ft_dev *dev, const u32 *qpn)
 {
 	struct ft_qp *qp;
@@ -376,11 +385,11 @@ static void reset_dev(struct ft_dev *dev, const u32 *qpn)
 		}
 		qp = rcu_dereference(leaf->slot[i & (FT_LEAF_SIZE - 1)]);
 		if (qp)
-			ft_qp_reset(qp);
+			reset_one(dev, qp);
 	}
 	for (qp = ft_retired_first(dev); qp; qp = ft_retired_next(qp))
 		if (!qpn || qp->qpn == *qpn)
-			ft_qp_reset(qp);
+			reset_one(dev, qp);
 	rcu_read_unlock();
 }
 

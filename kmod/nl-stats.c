@@ -3,6 +3,7 @@
 
 #include <net/genetlink.h>
 
+#include "cnp.h"
 #include "dev.h"
 #include "events.h"
 #include "fabtrace-nl-gen.h"
@@ -78,7 +79,15 @@ int fabtrace_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 	    ft_nl_put_u64(msg, FABTRACE_A_STATS_INDEX_BYTES, index_bytes,
 			  FABTRACE_A_STATS_PAD) ||
 	    ft_nl_put_u64(msg, FABTRACE_A_STATS_EVICTED,
-			  atomic64_read(&ft_qp_stats.evicted), FABTRACE_A_STATS_PAD))
+			  atomic64_read(&ft_qp_stats.evicted), FABTRACE_A_STATS_PAD) ||
+	    ft_nl_put_u64(msg, FABTRACE_A_STATS_CNP_SENT,
+			  atomic64_read(&ft_cnp_stats.sent), FABTRACE_A_STATS_PAD) ||
+	    ft_nl_put_u64(msg, FABTRACE_A_STATS_CNP_LIMITED,
+			  atomic64_read(&ft_cnp_stats.limited), FABTRACE_A_STATS_PAD) ||
+	    ft_nl_put_u64(msg, FABTRACE_A_STATS_CNP_FAILED,
+			  atomic64_read(&ft_cnp_stats.failed), FABTRACE_A_STATS_PAD) ||
+	    ft_nl_put_u64(msg, FABTRACE_A_STATS_CNP_SKIPPED,
+			  atomic64_read(&ft_cnp_stats.skipped), FABTRACE_A_STATS_PAD))
 		goto err_free_msg;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);

@@ -18,5 +18,24 @@ int ft_nl_put_counters(struct sk_buff *skb, const struct ft_snap *s,
 struct ft_dev *ft_nl_req_dev(struct nlattr **tb, int a_index, int a_name,
 			     struct netlink_ext_ack *extack);
 void ft_nl_dev_name(struct ft_dev *dev, char *name);
+struct ib_device;
+int ft_nl_put_netdev(struct sk_buff *skb, struct ib_device *ibdev, u32 port,
+		     const struct net *net, int a_name, int a_ifindex, u32 *dcb);
+
+/* A get of one port's object: its attributes, and how to fill a message. */
+struct ft_nl_port_get {
+	int a_index, a_name, a_port;
+	int (*fill)(struct sk_buff *skb, struct ft_dev *dev, u32 port,
+		    const struct net *net, u32 portid, u32 seq, int flags);
+};
+
+struct genl_info;
+struct netlink_callback;
+
+int ft_nl_req_port(struct ft_dev *dev, struct nlattr *attr, u32 *port,
+		   struct netlink_ext_ack *extack);
+int ft_nl_port_doit(const struct ft_nl_port_get *g, struct genl_info *info);
+int ft_nl_port_dumpit(const struct ft_nl_port_get *g, struct sk_buff *skb,
+		      struct netlink_callback *cb);
 
 #endif /* _FABTRACE_NL_H */

@@ -6,6 +6,7 @@
 #include <uapi/linux/fabtrace.h>
 
 #include "dev.h"
+#include "pfc.h"
 #include "policy.h"
 
 /* Serialises policy writers against each other; readers use RCU. */
@@ -61,6 +62,52 @@ void ft_policy_read(struct ft_dev *dev, u32 port, struct ft_port_policy *p)
 	rcu_read_unlock();
 }
 
+/*
+ * The policy of @port, or NULL for the defaults.  Context: RCU read side
+ * (the frame handler's, in softirq, too).
+ */
+const struct ft_port_policy *ft_policy_port(const struct ft_dev *dev, u32 port)
+{
+	const struct ft_policy *pol = rcu_dereference(dev->policy);
+
+	return pol && port < pol->nports ? &pol->port[port] : NULL;
+}
+
+/**
+ * ft_qp_misconfigured() - whether @qp's traffic class goes against @p
+ * @dev: its device
+ * @qp: a QP entry
+ * @p: its port's policy (NULL: the defaults)
+ *
+ * Lossless priorities configured, and the QP's is none of them; or an
+ * ECN-capable priority for a QP that asks for Not-ECT, on a device whose
+ * packets fabtrace does not see (rxe's, it marks).  Only connected QPs
+ * have a traffic class of their own.
+ */
+bool ft_qp_misconfigured(const struct ft_dev *dev, const struct ft_qp *qp,
+			 const struct ft_port_policy *p)
+{
+	u8 tclass = READ_ONCE(qp->tclass), prio;
+
+	if (!p || !READ_ONCE(qp->rqpn))
+		return false;
+	prio = ft_policy_prio(p, tclass);
+	if (p->pfc && !(p->pfc & BIT(prio)))
+		return true;
+	return (p->ecn & BIT(prio)) && !(tclass & 3) && !dev->hooked;
+}
+
+/* The same under the policy of the moment.  Context: any. */
+bool ft_qp_misconfigured_now(const struct ft_dev *dev, const struct ft_qp *qp)
+{
+	bool ret;
+
+	rcu_read_lock();
+	ret = ft_qp_misconfigured(dev, qp, ft_policy_port(dev, READ_ONCE(qp->port)));
+	rcu_read_unlock();
+	return ret;
+}
+
 int ft_policy_edit(struct ft_dev *dev, u32 port, const struct ft_policy_edit *e)
 {
 	u32 nports = rdma_end_port(dev->ibdev) + 1;
@@ -95,6 +142,9 @@ int ft_policy_edit(struct ft_dev *dev, u32 port, const struct ft_policy_edit *e)
 	if (port == rdma_start_port(dev->ibdev))
 		WRITE_ONCE(dev->ect_dscp, ft_policy_ect_dscp(new));
 	stale = cur;
+	/* pairs with the barrier of a QP being published (qp_insert()) */
+	smp_mb();
+	ft_pfc_policy_changed(dev, port, &old, new);
 	/* under the lock: listeners learn of changes in the order they were made */
 	e->commit(&old, new, e->arg);
 out_unlock:

@@ -6,6 +6,7 @@
 #include <linux/build_bug.h>
 #include <linux/rcupdate.h>
 #include <linux/types.h>
+#include <uapi/linux/fabtrace.h>
 
 #define FT_DSCP_MAX		64
 #define FT_PRIO_MAX		8
@@ -48,6 +49,21 @@ struct ft_dev;
 void ft_policy_default(struct ft_port_policy *p);
 u64 ft_policy_ect_dscp(const struct ft_port_policy *p);
 void ft_policy_read(struct ft_dev *dev, u32 port, struct ft_port_policy *p);
+const struct ft_port_policy *ft_policy_port(const struct ft_dev *dev, u32 port);
+
+struct ft_qp;
+
+bool ft_qp_misconfigured(const struct ft_dev *dev, const struct ft_qp *qp,
+			 const struct ft_port_policy *p);
+bool ft_qp_misconfigured_now(const struct ft_dev *dev, const struct ft_qp *qp);
+
+/* A traffic class's priority under @p (NULL: the defaults). */
+static inline u8 ft_policy_prio(const struct ft_port_policy *p, u8 tclass)
+{
+	if (!p || p->trust == FABTRACE_TRUST_PCP)
+		return 0;
+	return p->dscp_prio[tclass >> 2];
+}
 
 /*
  * A change of one port's policy.  @edit gets a copy of the current policy

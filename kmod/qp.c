@@ -13,6 +13,7 @@
 #include "dev.h"
 #include "qp.h"
 #include "events.h"
+#include "pfc.h"
 
 unsigned int ft_max_qps = 262144;
 unsigned int ft_retain_ms = 60000;
@@ -207,6 +208,7 @@ static void retire_locked(struct ft_dev *dev, struct ft_qp __rcu **slot,
 {
 	rcu_assign_pointer(*slot, NULL);
 	qp->dtime = ktime_get_ns();
+	ft_pfc_qp_freeze(dev, qp);
 	WRITE_ONCE(qp->flags, qp->flags | FT_QP_DESTROYED);
 	/* appended in destroy order: the list stays oldest first */
 	rcu_assign_pointer(*dev->retired_tail, qp);
@@ -226,6 +228,7 @@ static bool qp_insert(struct ft_dev *dev, struct ft_qp *qp, gfp_t gfp)
 {
 	u32 hi = (qp->qpn >> FT_LEAF_BITS) & (FT_ROOT_SIZE - 1);
 	struct ft_leaf *spare = NULL;
+	const struct ft_policy *seen;
 	struct ft_qp __rcu **slot;
 	struct ft_qp *old;
 	bool added = false;
@@ -245,7 +248,17 @@ static bool qp_insert(struct ft_dev *dev, struct ft_qp *qp, gfp_t gfp)
 	/* A live entry for another QP with this number missed its destroy. */
 	if (old)
 		retire_locked(dev, slot, old);
+	seen = rcu_access_pointer(dev->policy);
+	ft_pfc_qp_start(dev, qp);
 	rcu_assign_pointer(*slot, qp);
+	/*
+	 * A policy published since is walked over the QPs, which may have
+	 * missed this one: it moves itself.  Pairs with the barrier between
+	 * publishing a policy and walking the QPs (ft_policy_edit()).
+	 */
+	smp_mb();
+	if (rcu_access_pointer(dev->policy) != seen)
+		ft_pfc_qp_move(dev, qp, qp->port);
 	dev->nr_live++;
 	atomic_inc(&ft_qp_stats.generation);
 	added = true;
@@ -346,7 +359,7 @@ static void discover_one(struct ft_dev *dev, struct ib_qp *ibqp)
 				memcpy(qp->peer, grh->dgid.raw, sizeof(qp->peer));
 				qp->tclass = grh->traffic_class;
 			}
-			qp->sl = rdma_ah_get_sl(&attr.ah_attr);
+			ft_qp_set_sl(qp, rdma_ah_get_sl(&attr.ah_attr));
 		}
 	}
 	qp_insert(dev, qp, GFP_KERNEL);
@@ -488,6 +501,36 @@ again:
 }
 
 /**
+ * ft_qp_walk() - call @fn for every live entry of @dev
+ * @dev: the device
+ * @fn: the function, which must not sleep
+ * @arg: its argument
+ *
+ * Context: process; takes the RCU read lock.
+ */
+void ft_qp_walk(const struct ft_dev *dev,
+		void (*fn)(const struct ft_dev *dev, struct ft_qp *qp, void *arg),
+		void *arg)
+{
+	const struct ft_leaf *leaf;
+	struct ft_qp *qp;
+	unsigned int i, j;
+
+	rcu_read_lock();
+	for (i = 0; i < FT_ROOT_SIZE; i++) {
+		leaf = rcu_dereference(dev->idx->root[i]);
+		if (leaf == &ft_leaf_none)
+			continue;
+		for (j = 0; j < FT_LEAF_SIZE; j++) {
+			qp = rcu_dereference(leaf->slot[j]);
+			if (qp)
+				fn(dev, qp, arg);
+		}
+	}
+	rcu_read_unlock();
+}
+
+/**
  * ft_qp_free_all() - free every entry of a device that is going away
  * @dev: a device no longer reachable by hooks or netlink (RCU-wise)
  */
@@ -534,6 +577,14 @@ void ft_qp_reset(struct ft_qp *qp)
 		atomic64_set(c, 0);
 	for (i = 0; i < FT_LAST_MAX; i++)
 		WRITE_ONCE(qp->cong.last[i], 0);
+}
+
+/* What a reader in @ns may see: rdma's own rule for restrack resources. */
+bool ft_qp_visible(const struct ft_qp *qp, struct pid_namespace *ns)
+{
+	if (ns == &init_pid_ns)
+		return true;
+	return qp->owner && pid_nr_ns(qp->owner, ns);
 }
 
 /* Did @qp see any congestion signal (the "congested" flag)? */

@@ -34,6 +34,11 @@ void ft_qp_free_all(struct ft_dev *dev);
 void ft_qp_reset(struct ft_qp *qp);
 void ft_qp_retain_changed(void);
 bool ft_qp_congested(const struct ft_qp *qp);
+struct pid_namespace;
+bool ft_qp_visible(const struct ft_qp *qp, struct pid_namespace *ns);
+void ft_qp_walk(const struct ft_dev *dev,
+		void (*fn)(const struct ft_dev *dev, struct ft_qp *qp, void *arg),
+		void *arg);
 
 /* Entry size, for the stats: what one QP costs in the slab. */
 unsigned int ft_qp_entry_size(void);

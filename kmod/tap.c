@@ -5,12 +5,26 @@
 #include <linux/skbuff.h>
 #include <rdma/ib_verbs.h>
 
+#include "cnp.h"
 #include "dev.h"
 #include "events.h"
 #include "hook.h"
 #include "qp.h"
 #include "roce.h"
 #include "tap.h"
+
+/*
+ * A packet that carried a congestion signal: an event, perhaps, and a CNP
+ * for a CE mark received.  Out of line: most packets carry none.
+ */
+static noinline notrace void tap_rare(struct ft_dev *dev, struct ft_qp *qp,
+				      unsigned int ev, unsigned int dir,
+				      const u8 *h, unsigned int avail)
+{
+	ft_event_note(dev, qp, ev);
+	if (dir == FT_RX && (ev & FT_EV_CE))
+		ft_cnp_answer(dev, qp, h, avail);
+}
 
 /*
  * The hot path: parse, find, account.  No lock, no allocation, no printk;
@@ -46,7 +60,7 @@ static __always_inline void tap_hdrs(struct ft_dev *dev,
 
 	ev = dir == FT_TX ? ft_acct_tx(qp, &pkt) : ft_acct_rx(qp, &pkt);
 	if (unlikely(ev))
-		ft_event_note(dev, qp, ev);
+		tap_rare(dev, qp, ev, dir, h, avail);
 }
 
 /*
