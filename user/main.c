@@ -19,7 +19,7 @@ static void usage(FILE *fp)
 		"Usage: fabtrace [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       fabtrace { -V | --version }\n"
 		"       fabtrace { -h | --help | help }\n"
-		"where  OBJECT  := { dev | qp | stats | monitor | top | policy }\n"
+		"where  OBJECT  := { dev | qp | stats | monitor | top | policy | pfc }\n"
 		"       OPTIONS := { -j | --json | -p | --pretty | -s | --stats |\n"
 		"                    -n | --numeric | -b | --batch FILE | --count N |\n"
 		"                    --rcvbuf BYTES }\n"
@@ -31,6 +31,7 @@ static void usage(FILE *fp)
 		"  monitor  QP lifecycle and congestion events as they happen\n"
 		"  top      QPs ranked by traffic or congestion rates, refreshed\n"
 		"  policy   the PFC/ECN policy of RDMA ports: show it, set it\n"
+		"  pfc      PFC frames received per port and priority; pause storms\n"
 		"\"fabtrace OBJECT help\" describes an object's commands; the first\n"
 		"command listed is the default (\"fabtrace qp\" = \"fabtrace qp show\").\n"
 		"Keywords must be spelled out in full.\n"
@@ -87,6 +88,7 @@ static const struct cmd objects[] = {
 	{ "monitor", do_monitor },
 	{ "top", do_top },
 	{ "policy", do_policy },
+	{ "pfc", do_pfc },
 	{ "help", do_help },
 	{ NULL, NULL }
 };

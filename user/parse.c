@@ -39,6 +39,7 @@ const struct kw ft_kw_qp_flag[] = {
 	{ "kernel", FABTRACE_QP_FLAGS_KERNEL },
 	{ "discovered", FABTRACE_QP_FLAGS_DISCOVERED },
 	{ "congested", FABTRACE_QP_FLAGS_CONGESTED },
+	{ "misconfigured", FABTRACE_QP_FLAGS_MISCONFIGURED },
 	{ NULL, 0 }
 };
 
@@ -86,6 +87,9 @@ const struct kw ft_kw_event[] = {
 	{ "retry-exhausted", FABTRACE_EVENT_KIND_RETRY_EXHAUSTED },
 	{ "dropped", FABTRACE_EVENT_KIND_DROPPED },
 	{ "policy-change", FABTRACE_EVENT_KIND_POLICY_CHANGE },
+	{ "misconfigured", FABTRACE_EVENT_KIND_MISCONFIGURED },
+	{ "storm-start", FABTRACE_EVENT_KIND_STORM_START },
+	{ "storm-end", FABTRACE_EVENT_KIND_STORM_END },
 	{ NULL, 0 }
 };
 

@@ -121,6 +121,12 @@ void print_qp_full(struct out *o, const struct ft_qp_rec *r)
 			fmt_gid(buf, sizeof(buf), r->peer));
 	out_u64(o, PRINT_ANY, "tclass", " tclass %llu", r->tclass);
 	out_u64(o, PRINT_ANY, "sl", " sl %llu", r->sl);
+	if (r->have & FT_QP_HAVE_PFC) {
+		out_u64(o, PRINT_ANY, "prio", " prio %llu", r->prio);
+		out_u64(o, PRINT_JSON, "paused_us", NULL, r->paused_us);
+		if (r->paused_us)
+			out_u64(o, PRINT_FP, NULL, " paused %llu us", r->paused_us);
+	}
 	out_text(o, "\n   ");
 	/* kernel consumers have no process: name them as rdma(8) does */
 	out_u64(o, kernel ? PRINT_JSON : PRINT_ANY, "pid", " pid %llu", r->pid);
@@ -274,7 +280,7 @@ void print_dev(struct out *o, const struct ft_dev_rec *r, int stats)
 
 void print_stats(struct out *o, const struct ft_stats_rec *r)
 {
-	/* three lines: the table, accounting health, events; 0 ends a line */
+	/* four lines: the table, accounting health, events, CNPs; 0 ends a line */
 	static const unsigned int order[] = {
 		FABTRACE_A_STATS_QPS, FABTRACE_A_STATS_RETAINED,
 		FABTRACE_A_STATS_MAX_QPS, FABTRACE_A_STATS_RETAIN_MS,
@@ -285,6 +291,8 @@ void print_stats(struct out *o, const struct ft_stats_rec *r)
 		FABTRACE_A_STATS_HOOK_MISSED, 0,
 		FABTRACE_A_STATS_EVENTS_SENT, FABTRACE_A_STATS_EVENTS_SUPPRESSED,
 		FABTRACE_A_STATS_EVENTS_LOST, FABTRACE_A_STATS_GENERATION, 0,
+		FABTRACE_A_STATS_CNP_SENT, FABTRACE_A_STATS_CNP_LIMITED,
+		FABTRACE_A_STATS_CNP_FAILED, FABTRACE_A_STATS_CNP_SKIPPED, 0,
 	};
 	bool first = true;
 	unsigned int i, a;
@@ -311,7 +319,10 @@ static bool kind_has_count(uint32_t kind)
 {
 	return kind != FABTRACE_EVENT_KIND_QP_CREATE &&
 	       kind != FABTRACE_EVENT_KIND_QP_DESTROY &&
-	       kind != FABTRACE_EVENT_KIND_POLICY_CHANGE;
+	       kind != FABTRACE_EVENT_KIND_POLICY_CHANGE &&
+	       kind != FABTRACE_EVENT_KIND_MISCONFIGURED &&
+	       kind != FABTRACE_EVENT_KIND_STORM_START &&
+	       kind != FABTRACE_EVENT_KIND_STORM_END;
 }
 
 static void print_event_json(struct out *o, const struct ft_event_rec *e)
@@ -352,6 +363,11 @@ static void print_event_json(struct out *o, const struct ft_event_rec *e)
 		out_u64(o, PRINT_JSON, "port", NULL, e->port);
 	if (e->have & FT_EV_HAVE_POLICY)
 		print_policy_change(o, &e->old, &e->new);
+	if (e->have & FT_EV_HAVE_STORM) {
+		out_u64(o, PRINT_JSON, "prio", NULL, e->prio);
+		out_u64(o, PRINT_JSON, "duration", NULL, e->duration);
+		out_u64(o, PRINT_JSON, "qps", NULL, e->qps);
+	}
 	out_obj_end(o);
 }
 
@@ -380,6 +396,9 @@ void print_event(struct out *o, const struct ft_event_rec *e)
 	fprintf(fp, " %s", kw_text(ft_kw_event, e->kind, buf, sizeof(buf)));
 	if (e->have & FT_EV_HAVE_POLICY)
 		print_policy_change(o, &e->old, &e->new);
+	if (e->have & FT_EV_HAVE_STORM)
+		fprintf(fp, " prio %u duration %llu ms qps %u", e->prio,
+			(unsigned long long)e->duration / 1000000, e->qps);
 	if (kind_has_count(e->kind))
 		fprintf(fp, " count %llu", (unsigned long long)e->count);
 	if (e->have & FT_EV_HAVE_PEER)

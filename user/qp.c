@@ -20,6 +20,7 @@ static void qp_usage(FILE *fp)
 	fprintf(fp,
 		"Usage: fabtrace qp [ show ] [ dev DEV ] [ qpn LIST ] [ pid PID ] [ type TYPE ]\n"
 		"                            [ state STATE ] [ congested ] [ destroyed ]\n"
+		"                            [ misconfigured ]\n"
 		"                            [ sort KEY ] [ limit N ]\n"
 		"       fabtrace qp reset [ dev DEV [ qpn QPN ] ]\n"
 		"       fabtrace qp help\n"
@@ -30,8 +31,10 @@ static void qp_usage(FILE *fp)
 		"       KEY   := { qpn | tx-bytes | rx-bytes | tx-pkts | rx-pkts | ce | cnp |\n"
 		"                  nak | retrans | timeouts }\n"
 		"\n"
-		"show lists QPs that match every filter given; congested and destroyed keep\n"
-		"QPs with that flag.  A device and a single QP number ask for that QP\n"
+		"show lists QPs that match every filter given; congested, destroyed and\n"
+		"misconfigured keep QPs with that flag (misconfigured: the QP's traffic\n"
+		"class maps to a priority without PFC while its port's policy has PFC\n"
+		"priorities, or to an ECN priority with Not-ECT nothing marks).  A device and a single QP number ask for that QP\n"
 		"alone (an error if it does not exist); anything else is a dump.  Each\n"
 		"range of LIST is its own kernel-filtered dump, in ascending order.\n"
 		"Without sort or limit, QPs stream in kernel order: by device, then by QP\n"
@@ -77,7 +80,7 @@ static int qpn_arg(struct arg_val *v, void *dst)
 
 int qp_parse_show(int argc, char **argv, struct qp_query *q)
 {
-	bool congested = false, destroyed = false;
+	bool congested = false, destroyed = false, misconf = false;
 	uint32_t sort = 0;
 	const struct arg args[] = {
 		{ .key = "help", .kind = ARG_HELP },
@@ -91,6 +94,7 @@ int qp_parse_show(int argc, char **argv, struct qp_query *q)
 		  .seen = &q->has_state },
 		{ .key = "congested", .kind = ARG_FLAG, .dst = &congested },
 		{ .key = "destroyed", .kind = ARG_FLAG, .dst = &destroyed },
+		{ .key = "misconfigured", .kind = ARG_FLAG, .dst = &misconf },
 		{ .key = "sort", .kind = ARG_KW, .kw = ft_kw_qp_sort, .dst = &sort,
 		  .seen = &q->has_sort },
 		{ .key = "limit", .kind = ARG_U32, .min = 1, .dst = &q->limit,
@@ -107,7 +111,8 @@ int qp_parse_show(int argc, char **argv, struct qp_query *q)
 	}
 	q->sort = sort;
 	q->match_flags = (congested ? FABTRACE_QP_FLAGS_CONGESTED : 0) |
-			 (destroyed ? FABTRACE_QP_FLAGS_DESTROYED : 0);
+			 (destroyed ? FABTRACE_QP_FLAGS_DESTROYED : 0) |
+			 (misconf ? FABTRACE_QP_FLAGS_MISCONFIGURED : 0);
 	return 0;
 }
 

@@ -67,6 +67,10 @@ const char *const ft_stats_keys[FABTRACE_A_STATS_MAX + 1] = {
 	[FABTRACE_A_STATS_GENERATION] = "generation",
 	[FABTRACE_A_STATS_INDEX_BYTES] = "index_bytes",
 	[FABTRACE_A_STATS_EVICTED] = "evicted",
+	[FABTRACE_A_STATS_CNP_SENT] = "cnp_sent",
+	[FABTRACE_A_STATS_CNP_LIMITED] = "cnp_limited",
+	[FABTRACE_A_STATS_CNP_FAILED] = "cnp_failed",
+	[FABTRACE_A_STATS_CNP_SKIPPED] = "cnp_skipped",
 };
 
 /*
@@ -322,6 +326,13 @@ static int qp_cb(const struct nlattr *a, void *data)
 	case FABTRACE_A_QP_SL:
 		get_u32(a, &r->sl);
 		break;
+	case FABTRACE_A_QP_PRIO:
+		if (get_u32(a, &r->prio))
+			r->have |= FT_QP_HAVE_PFC;
+		break;
+	case FABTRACE_A_QP_PAUSED_US:
+		get_uint(a, &r->paused_us);
+		break;
 	case FABTRACE_A_QP_PID:
 		get_u32(a, &r->pid);
 		break;
@@ -437,6 +448,67 @@ int ft_parse_policy(const struct nlmsghdr *nlh, struct ft_policy_rec *r)
 	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), policy_cb, r) < 0 ? -1 : 0;
 }
 
+static int pfc_prio_cb(const struct nlattr *a, void *data)
+{
+	struct ft_pfc_prio_rec *p = data;
+	unsigned int type = mnl_attr_get_type(a);
+
+	if (type <= FABTRACE_A_PFC_PRIO_MAX && get_uint(a, &p->v[type]))
+		p->have |= 1u << type;
+	return MNL_CB_OK;
+}
+
+static int pfc_cb(const struct nlattr *a, void *data)
+{
+	struct ft_pfc_rec *r = data;
+	struct ft_pfc_prio_rec p = { { 0 }, 0 };
+
+	switch (mnl_attr_get_type(a)) {
+	case FABTRACE_A_PFC_DEV_INDEX:
+		get_u32(a, &r->dev_index);
+		break;
+	case FABTRACE_A_PFC_DEV_NAME:
+		get_str(a, r->dev, sizeof(r->dev));
+		break;
+	case FABTRACE_A_PFC_PORT:
+		get_u32(a, &r->port);
+		break;
+	case FABTRACE_A_PFC_NETDEV_NAME:
+		get_str(a, r->netdev, sizeof(r->netdev));
+		break;
+	case FABTRACE_A_PFC_NETDEV_IFINDEX:
+		get_u32(a, &r->ifindex);
+		break;
+	case FABTRACE_A_PFC_SPEED:
+		get_u32(a, &r->speed);
+		break;
+	case FABTRACE_A_PFC_MALFORMED:
+		get_uint(a, &r->malformed);
+		break;
+	case FABTRACE_A_PFC_PAUSE:
+		get_uint(a, &r->pause);
+		break;
+	case FABTRACE_A_PFC_PRIO:
+		/* a priority without its number, or out of range, is skipped */
+		mnl_attr_parse_nested(a, pfc_prio_cb, &p);
+		if ((p.have & (1u << FABTRACE_A_PFC_PRIO_PRIO)) &&
+		    p.v[FABTRACE_A_PFC_PRIO_PRIO] < 8) {
+			r->prio[p.v[FABTRACE_A_PFC_PRIO_PRIO]] = p;
+			r->have_prio |= 1u << p.v[FABTRACE_A_PFC_PRIO_PRIO];
+		}
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+int ft_parse_pfc(const struct nlmsghdr *nlh, struct ft_pfc_rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (genl_ok(nlh))
+		return -1;
+	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), pfc_cb, r) < 0 ? -1 : 0;
+}
+
 static int event_cb(const struct nlattr *a, void *data)
 {
 	struct ft_event_rec *r = data;
@@ -512,6 +584,16 @@ static int event_cb(const struct nlattr *a, void *data)
 	case FABTRACE_A_EVENT_POLICY_NEW:
 		parse_policy_cfg(a, &r->new);
 		r->have |= FT_EV_HAVE_POLICY;
+		break;
+	case FABTRACE_A_EVENT_PRIO:
+		if (get_u32(a, &r->prio))
+			r->have |= FT_EV_HAVE_STORM;
+		break;
+	case FABTRACE_A_EVENT_DURATION:
+		get_uint(a, &r->duration);
+		break;
+	case FABTRACE_A_EVENT_QPS:
+		get_u32(a, &r->qps);
 		break;
 	}
 	return MNL_CB_OK;

@@ -65,8 +65,8 @@ struct ft_dev_rec {
 
 struct ft_qp_rec {
 	uint32_t dev_index, qpn, type, state, port, remote_qpn, tclass, sl, pid;
-	uint32_t flags;
-	uint64_t create_time, destroy_time;
+	uint32_t flags, prio;
+	uint64_t create_time, destroy_time, paused_us;
 	uint8_t peer[16];
 	unsigned int have;	/* FT_QP_HAVE_* */
 	char dev[FT_NAME_LEN];
@@ -79,6 +79,7 @@ struct ft_qp_rec {
 #define FT_QP_HAVE_PEER		(1u << 1)
 #define FT_QP_HAVE_DTIME	(1u << 2)
 #define FT_QP_HAVE_PORT		(1u << 3)
+#define FT_QP_HAVE_PFC		(1u << 4)	/* prio and paused_us */
 
 struct ft_stats_rec {
 	uint64_t v[FABTRACE_A_STATS_MAX + 1];
@@ -103,9 +104,27 @@ struct ft_policy_rec {
 
 int ft_parse_policy(const struct nlmsghdr *nlh, struct ft_policy_rec *r);
 
+/* One priority of a port's PFC counters, indexed by attribute type. */
+struct ft_pfc_prio_rec {
+	uint64_t v[FABTRACE_A_PFC_PRIO_MAX + 1];
+	uint32_t have;			/* 1 << FABTRACE_A_PFC_PRIO_* */
+};
+
+struct ft_pfc_rec {
+	uint32_t dev_index, port, ifindex, speed;
+	uint64_t malformed, pause;
+	char dev[FT_NAME_LEN];
+	char netdev[FT_IFNAME_LEN];
+	struct ft_pfc_prio_rec prio[8];
+	uint8_t have_prio;		/* bit p: prio[p] came */
+};
+
+int ft_parse_pfc(const struct nlmsghdr *nlh, struct ft_pfc_rec *r);
+
 struct ft_event_rec {
 	uint64_t seq, time, count, suppressed;
-	uint32_t kind, dev_index, qpn, remote_qpn, pid, port;
+	uint32_t kind, dev_index, qpn, remote_qpn, pid, port, prio, qps;
+	uint64_t duration;
 	uint8_t peer[16];
 	char dev[FT_NAME_LEN];
 	char comm[FT_COMM_LEN];
@@ -131,6 +150,7 @@ struct ft_event_rec {
 #define FT_EV_HAVE_COMM		(1u << 13)
 #define FT_EV_HAVE_PORT		(1u << 14)
 #define FT_EV_HAVE_POLICY	(1u << 15)	/* old and new */
+#define FT_EV_HAVE_STORM	(1u << 16)	/* prio, duration, qps */
 
 /*
  * Parse one generic netlink message of the family.  Attributes of types

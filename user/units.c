@@ -156,3 +156,21 @@ const char *fmt_time(char *buf, size_t len, uint64_t ns, unsigned int digits)
 		 (off < 0 ? -off : off) / 60, (off < 0 ? -off : off) % 60);
 	return buf;
 }
+
+const char *fmt_duration(char *buf, size_t len, uint64_t ns)
+{
+	static const char *const unit[] = { "ns", "us", "ms", "s" };
+	double v = (double)ns;
+	unsigned int u = 0;
+
+	if (!ns) {
+		snprintf(buf, len, "0");
+		return buf;
+	}
+	while (u < 3 && v >= 999.5) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, len, "%.3g%s", v, unit[u]);
+	return buf;
+}

@@ -21,6 +21,9 @@ const char *fmt_bytes(char *buf, size_t len, uint64_t v);
 const char *fmt_rate(char *buf, size_t len, double v);
 const char *fmt_byte_rate(char *buf, size_t len, double v);
 
+/* A duration in ns, three significant digits: "0", "512ns", "3.36ms", "1.2s". */
+const char *fmt_duration(char *buf, size_t len, uint64_t ns);
+
 /* A GID: dotted IPv4 when it is IPv4-mapped (::ffff:a.b.c.d), else IPv6. */
 const char *fmt_gid(char *buf, size_t len, const uint8_t gid[16]);
 /* "10.99.0.2:18", "[fe80::1]:18"; "-" without a peer. */

@@ -104,6 +104,10 @@ TEST(qp_show_arguments)
 	EXPECT_TRUE(q.has_limit && q.limit == 5);
 	qp_query_free(&q);
 
+	ASSERT_TRUE(parse(&q, "misconfigured dev rxe0") == 0);
+	EXPECT_EQ(q.match_flags, FABTRACE_QP_FLAGS_MISCONFIGURED);
+	qp_query_free(&q);
+
 	EXPECT_EQ(parse(&q, "help"), ARGS_HELP);
 }
 
@@ -114,7 +118,7 @@ TEST(qp_show_rejects)
 		"congested congested", "limit 0", "limit -1", "limit x",
 		"sort", "sort tx", "sort tx_bytes", "type RC", "type xrc-ini",
 		"state rt", "pid 1.5", "pid -1", "bogus", "de rxe0", "qp 1",
-		"congest", "sort qpn sort ce", "dev 0123456789012345678901234567890123456789012345678901234567890123",
+		"congest", "sort qpn sort ce", "misconfigure", "misconfigured misconfigured", "dev 0123456789012345678901234567890123456789012345678901234567890123",
 	};
 	struct qp_query q;
 	size_t i;

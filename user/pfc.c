@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/* fabtrace pfc: the PFC frames RDMA ports received, per priority, and storms. */
+
+#include <errno.h>
+#include <linux/genetlink.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "ft.h"
+#include "objects.h"
+#include "out.h"
+#include "parse.h"
+#include "print.h"
+#include "units.h"
+#include "util.h"
+
+#define PFC_HELP	"fabtrace pfc help"
+#define PV(p, a)	((p)->v[FABTRACE_A_PFC_PRIO_##a])
+
+static int pfc_help(struct ft *ft, int argc, char **argv)
+{
+	(void)ft;
+	(void)argc;
+	(void)argv;
+	printf("Usage: fabtrace pfc [ show [ dev DEV ] [ port N ] ]\n"
+	       "       fabtrace pfc help\n"
+	       "\n"
+	       "The 802.1Qbb PFC (and 802.3x PAUSE) frames each RDMA port's netdev\n"
+	       "received, per priority: frames, XOFF (quanta > 0) and XON (quanta 0)\n"
+	       "frames, time paused (each XOFF's quanta at the port's speed, cut short\n"
+	       "by the next frame), frames for priorities the policy has no PFC for\n"
+	       "(unexpected), pause storms the PFC watchdog found (see \"policy set ...\n"
+	       "pfc-watchdog\"), the priority's state now, and how many live QPs of the\n"
+	       "port have that priority (\"qp show\" gives each QP's paused time).\n"
+	       "A NIC that implements PFC consumes the frames it receives in hardware:\n"
+	       "only frames that reach the host's stack are seen (soft-RoCE).  The\n"
+	       "paused time needs the netdev's speed; \"speed unknown\" means none.\n"
+	       "-s prints every priority, not only those with frames or QPs.\n"
+	       "\n"
+	       "Examples:\n"
+	       "  fabtrace pfc\n"
+	       "  fabtrace -j pfc show dev rxe0\n");
+	return 0;
+}
+
+static const struct kw state_kw[] = {
+	{ "idle", FABTRACE_PFC_STATE_IDLE },
+	{ "paused", FABTRACE_PFC_STATE_PAUSED },
+	{ "storm", FABTRACE_PFC_STATE_STORM },
+	{ NULL, 0 }
+};
+
+static void print_prio(struct out *o, const struct ft_pfc_prio_rec *p)
+{
+	char buf[32];
+
+	out_obj_begin(o, NULL);
+	out_u64(o, PRINT_ANY, "prio", "    prio %llu", PV(p, PRIO));
+	out_count(o, PRINT_ANY, "frames", " frames %s", PV(p, FRAMES));
+	out_count(o, PRINT_ANY, "xoff", " xoff %s", PV(p, XOFF));
+	out_count(o, PRINT_ANY, "xon", " xon %s", PV(p, XON));
+	out_u64(o, PRINT_JSON, "quanta", NULL, PV(p, QUANTA));
+	out_u64(o, PRINT_JSON, "paused_ns", NULL, PV(p, PAUSED_NS));
+	if (out_numeric(o))
+		out_text(o, " paused %lluns", (unsigned long long)PV(p, PAUSED_NS));
+	else
+		out_text(o, " paused %s", fmt_duration(buf, sizeof(buf), PV(p, PAUSED_NS)));
+	out_count(o, PRINT_ANY, "unexpected", " unexpected %s", PV(p, UNEXPECTED));
+	out_count(o, PRINT_ANY, "storms", " storms %s", PV(p, STORMS));
+	out_str(o, PRINT_ANY, "state", " state %s",
+		kw_text(state_kw, PV(p, STATE), buf, sizeof(buf)));
+	out_u64(o, PRINT_ANY, "qps", " qps %llu\n", PV(p, QPS));
+	out_obj_end(o);
+}
+
+static void print_pfc(struct out *o, const struct ft_pfc_rec *r, bool all)
+{
+	unsigned int i;
+
+	out_obj_begin(o, NULL);
+	out_str(o, PRINT_ANY, "dev", "%s", r->dev);
+	out_u64(o, PRINT_JSON, "dev_index", NULL, r->dev_index);
+	out_u64(o, PRINT_ANY, "port", " port %llu", r->port);
+	if (r->netdev[0]) {
+		out_str(o, PRINT_ANY, "netdev", " netdev %s", r->netdev);
+		out_u64(o, PRINT_JSON, "ifindex", NULL, r->ifindex);
+	}
+	out_u64(o, PRINT_JSON, "speed", NULL, r->speed);
+	if (r->speed)
+		out_text(o, " speed %uMb/s", r->speed);
+	else
+		out_text(o, " speed unknown");
+	out_count(o, PRINT_ANY, "malformed", " malformed %s", r->malformed);
+	out_count(o, PRINT_ANY, "pause", " pause %s\n", r->pause);
+	out_arr_begin(o, "prio");
+	for (i = 0; i < 8; i++) {
+		const struct ft_pfc_prio_rec *p = &r->prio[i];
+
+		if (!(r->have_prio & (1u << i)))
+			continue;
+		/* in text, the quiet ones only with -s */
+		if (!out_is_json(o) && !all && !PV(p, FRAMES) && !PV(p, QPS) &&
+		    PV(p, STATE) == FABTRACE_PFC_STATE_IDLE)
+			continue;
+		print_prio(o, p);
+	}
+	out_arr_end(o);
+	out_obj_end(o);
+}
+
+/* What a dump asks for, and what it collected. */
+struct pfc_req {
+	const char *dev;
+	uint32_t port;
+	bool has_port;
+	struct ft_pfc_rec *v;
+	size_t n;
+};
+
+static int pfc_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
+	struct pfc_req *q = data;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*g) ||
+	    g->cmd != FABTRACE_CMD_PFC_GET)
+		return MNL_CB_OK;
+	q->v = xrealloc(q->v, (q->n + 1) * sizeof(*q->v));
+	if (ft_parse_pfc(nlh, &q->v[q->n])) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	q->n++;
+	return MNL_CB_OK;
+}
+
+static void pfc_restart(void *data)
+{
+	((struct pfc_req *)data)->n = 0;
+}
+
+static struct nlmsghdr *pfc_build(struct nl *nl, void *data)
+{
+	const struct pfc_req *q = data;
+	struct nlmsghdr *nlh = nl_req(nl, FABTRACE_CMD_PFC_GET, true);
+
+	if (q->dev)
+		mnl_attr_put_strz(nlh, FABTRACE_A_PFC_DEV_NAME, q->dev);
+	if (q->has_port)
+		mnl_attr_put_u32(nlh, FABTRACE_A_PFC_PORT, q->port);
+	return nlh;
+}
+
+static int pfc_show(struct ft *ft, int argc, char **argv)
+{
+	struct pfc_req q = { NULL, 0, false, NULL, 0 };
+	const struct arg args[] = {
+		{ .key = "help", .kind = ARG_HELP },
+		ARG_DEV(&q.dev),
+		{ .key = "port", .kind = ARG_U32, .min = 1, .max = 255, .dst = &q.port,
+		  .seen = &q.has_port, .why = "not a port number 1..255" },
+		{ .key = NULL }
+	};
+	struct nl *nl;
+	size_t i;
+	int ret;
+
+	ret = args_parse("pfc show", PFC_HELP, args, argc, argv);
+	if (ret == ARGS_HELP)
+		return pfc_help(ft, 0, NULL);
+	if (ret)
+		return -1;
+	nl = ft_nl(ft);
+	if (!nl)
+		return -1;
+	ret = nl_dump(nl, pfc_build, pfc_cb, pfc_restart, &q, "pfc show");
+	if (!ret && q.dev && !q.n) {
+		ret = ft_check_dev(ft, q.dev);
+		if (!ret) {
+			ft_err("pfc show: device %s has no port %u", q.dev, q.port);
+			ret = -1;
+		}
+	}
+	if (!ret) {
+		if (ft->json)
+			out_list_begin(ft->out);
+		for (i = 0; i < q.n; i++)
+			print_pfc(ft->out, &q.v[i], ft->stats);
+		if (ft->json)
+			out_list_end(ft->out);
+	}
+	free(q.v);
+	return ret;
+}
+
+static const struct cmd pfc_cmds[] = {
+	{ "show", pfc_show },
+	{ "help", pfc_help },
+	{ NULL, NULL }
+};
+
+int do_pfc(struct ft *ft, int argc, char **argv)
+{
+	return cmd_dispatch(ft, pfc_cmds, "pfc command", PFC_HELP, argc, argv);
+}
