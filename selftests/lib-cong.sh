@@ -21,7 +21,7 @@
 #   cong_netem_drops WHERE  netem's drop counter (netem counts ECN marks in it)
 #   cong_netem_del WHERE    remove it all
 # Captures (tcpdump on the data NIC, udp port 4791, complete frames)
-#   cong_cap_start NAME WHERE ; cong_cap_stop NAME  -> $CONG_OUT/NAME.pcap
+#   cong_cap_start NAME WHERE [FILTER] ; cong_cap_stop NAME  -> $CONG_OUT/NAME.pcap
 #   cong_cap_dropped NAME   packets the kernel dropped from the capture
 #   cong_pcap_summary PCAP [CUTS]  JSON: per destination node and QP, what tshark
 #                           decoded;  cong_pcapv SUMMARY IP QPN KEY
@@ -222,14 +222,15 @@ cong_netem_del() {
 
 # ---- captures --------------------------------------------------------------
 
-# cong_cap_start NAME WHERE: tcpdump of RoCEv2 on the data NIC of WHERE,
+# cong_cap_start NAME WHERE [FILTER]: tcpdump of RoCEv2 (or of the pcap
+# FILTER given) on the data NIC of WHERE,
 # to $CONG_OUT/NAME.pcap (a share both nodes write to).  Returns once
 # tcpdump listens.
 cong_cap_start() {
 	local name=$1 where=$2 pcap=$CONG_OUT/$1.pcap err=$CONG_OUT/$1.tcpdump
-	local cmd
+	local cmd filter=${3:-udp port 4791}
 
-	cmd="exec tcpdump -i \"\$FT_NETDEV\" -n -p -U -B 16384 -w $pcap udp port 4791 2>$err"
+	cmd="exec tcpdump -i \"\$FT_NETDEV\" -n -p -U -B 16384 -w $pcap $filter 2>$err"
 	rm -f "$pcap" "$err"
 	if [ "$where" = self ]; then
 		bash -c "$cmd" &

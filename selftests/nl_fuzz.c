@@ -5,8 +5,9 @@
  *
  * Sends N datagrams to the fabtrace generic netlink family (id resolved with
  * CTRL_CMD_GETFAMILY), each built from a valid request of one of its
- * commands (dev-get, qp-get, qp-reset, stats-get, policy-get, policy-set;
- * do and dump) or of an invalid command number (0, qp-event, 8..255), then
+ * commands (dev-get, qp-get, qp-reset, stats-get, policy-get, policy-set,
+ * pfc-get; do and dump) or of an invalid command number (0, qp-event,
+ * 9..255), then
  * mutated: bits and bytes flipped, bytes inserted and deleted, nla_len and nla_type changed
  * (0, beyond the policy's max, NLA_F_NESTED), attributes duplicated,
  * truncated, oversized, of the wrong width, nested garbage, nlmsg flags,
@@ -143,7 +144,7 @@ static int verbose;
 
 static const char *const cmd_names[] = {
 	"invalid", "dev-get", "qp-get", "qp-reset", "stats-get", "policy-get",
-	"policy-set",
+	"policy-set", "pfc-get",
 };
 #define NCMD	(sizeof(cmd_names) / sizeof(cmd_names[0]))
 
@@ -556,6 +557,8 @@ static void build_template(struct msgbuf *m, bool dump_only)
 		cmd = FABTRACE_CMD_POLICY_GET; dump = chance(&R, 50);
 	} else if (pick < 86) {
 		cmd = FABTRACE_CMD_POLICY_SET; dump = chance(&R, 10);
+	} else if (pick < 90) {
+		cmd = FABTRACE_CMD_PFC_GET; dump = chance(&R, 50);
 	} else {
 		static const uint8_t bad[] = {
 			0, FABTRACE_CMD_QP_EVENT, FABTRACE_CMD_MAX + 1, FABTRACE_CMD_MAX + 2
@@ -628,6 +631,15 @@ static void build_template(struct msgbuf *m, bool dump_only)
 					 chance(&R, 70) ? rnd(&R, 3) : any_u32());
 		if (cmd == FABTRACE_CMD_POLICY_SET && chance(&R, 90))
 			put_policy_cfg(nlh);
+		break;
+	case FABTRACE_CMD_PFC_GET:
+		if (chance(&R, 50))
+			mnl_attr_put_u32(nlh, FABTRACE_A_PFC_DEV_INDEX, a_index());
+		if (chance(&R, 60))
+			put_name(nlh, FABTRACE_A_PFC_DEV_NAME);
+		if (chance(&R, 40))
+			mnl_attr_put_u32(nlh, FABTRACE_A_PFC_PORT,
+					 chance(&R, 70) ? rnd(&R, 3) : any_u32());
 		break;
 	default:
 		while (chance(&R, 40))
@@ -948,13 +960,19 @@ static const struct pol qp_get_pol[FABTRACE_A_QP_MATCH_FLAGS + 1] = {
 	[FABTRACE_A_QP_CONG] = { T_UNSPEC, 0, 0 },
 	[FABTRACE_A_QP_QPN_MIN] = { T_U32, 0, 0 },
 	[FABTRACE_A_QP_QPN_MAX] = { T_U32, 0, 0 },
-	[FABTRACE_A_QP_MATCH_FLAGS] = { T_U32, 0, 0xf },
+	[FABTRACE_A_QP_MATCH_FLAGS] = { T_U32, 0, 0x1f },
 };
 
 static const struct pol policy_get_pol[] = {
 	[FABTRACE_A_POLICY_DEV_INDEX] = { T_U32, 0, 0 },
 	[FABTRACE_A_POLICY_DEV_NAME] = { T_STR, 0, 0 },
 	[FABTRACE_A_POLICY_PORT] = { T_U32, 0, 0 },
+};
+
+static const struct pol pfc_get_pol[] = {
+	[FABTRACE_A_PFC_DEV_INDEX] = { T_U32, 0, 0 },
+	[FABTRACE_A_PFC_DEV_NAME] = { T_STR, 0, 0 },
+	[FABTRACE_A_PFC_PORT] = { T_U32, 0, 0 },
 };
 
 static const struct pol policy_cfg_pol[FABTRACE_A_POLICY_CFG_MAX + 1] = {
@@ -1183,7 +1201,8 @@ static bool walk(const struct msgbuf *m, struct dgram *d)
 			s->gcmd = g->cmd;
 			s->cmd = g->cmd >= FABTRACE_CMD_DEV_GET && g->cmd <= FABTRACE_CMD_STATS_GET ?
 				 g->cmd : g->cmd == FABTRACE_CMD_POLICY_GET ? 5 :
-				 g->cmd == FABTRACE_CMD_POLICY_SET ? 6 : 0;
+				 g->cmd == FABTRACE_CMD_POLICY_SET ? 6 :
+				 g->cmd == FABTRACE_CMD_PFC_GET ? 7 : 0;
 			s->dump = (fl & NLM_F_DUMP) == NLM_F_DUMP;
 			if (s->dump)
 				fl &= ~NLM_F_DUMP;
@@ -1227,6 +1246,10 @@ static bool walk(const struct msgbuf *m, struct dgram *d)
 			case FABTRACE_CMD_POLICY_GET:
 				pol = policy_get_pol;
 				maxattr = FABTRACE_A_POLICY_PORT;
+				break;
+			case FABTRACE_CMD_PFC_GET:
+				pol = pfc_get_pol;
+				maxattr = FABTRACE_A_PFC_PORT;
 				break;
 			case FABTRACE_CMD_POLICY_SET:
 				/* as qp-reset: no dump; 6.1 checks the permission first */

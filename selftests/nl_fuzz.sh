@@ -26,8 +26,9 @@
 # never reset; a root qp-reset answered 0 fails.  Nobody sends them all
 # unfiltered, "reset everything" included: each must fail with EPERM.
 # Around each run, no QP counter may go down (a reset would zero it).
-# Root's policy-sets that pass validation change rxe0's policy (the
-# policy changes no packet yet); the test puts the defaults back at exit.
+# Root's policy-sets that pass validation change rxe0's policy (it may
+# mark live traffic ECT(0), which no counter checked here depends on); the
+# test puts the defaults back at exit.
 #
 # Rules: no request without answer (only datagrams that are no netlink
 # request at all -- shorter than a header, nlmsg_len beyond the datagram,

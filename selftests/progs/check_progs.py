@@ -9,6 +9,8 @@
   * ft_icrc on hand-made frames: masked fields may change, others may not,
     IPv6 too;
   * tshark's reading of the CNPs, when tshark is installed;
+  * ft_pfc's PFC, PAUSE and malformed frames, field by field and in
+    tshark's reading, and its JSON's times against the pcap's;
   * every program's option checking (exit 2), --help (exit 0), and a clear
     error when the RDMA device does not exist.
 Prints TAP; exit 0 when everything passed.
@@ -268,7 +270,124 @@ else:
     print(f"ok {len(results) + 1} tshark decode # SKIP tshark not installed")
     results.append(True)
 
-# ---- 5. options ------------------------------------------------------------
+# ---- 5. ft_pfc: PFC and PAUSE frames -----------------------------------------
+
+def pcap_times_ns(path):
+    """Each record's time stamp, ns (microsecond pcap)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    off, out = 24, []
+    while off + 16 <= len(data):
+        sec, usec, incl, _ = struct.unpack("<IIII", data[off:off + 16])
+        out.append(sec * 10**9 + usec * 1000)
+        off += 16 + incl
+    return out
+
+
+PFC_SRC = "52:54:00:fa:00:01"
+
+
+def check_pfc(name, args, count=1, prios=(3,), quanta=65535, glob=False, bad=None,
+              interval_us=0):
+    """ft_pfc --pcap with ARGS: every byte of every frame, from 802.1Qbb /
+    802.3 Annex 31B as written here, and the JSON."""
+    import json
+    pcap = os.path.join(TMP, f"pfc-{name}.pcap")
+    r = run("ft_pfc", "--pcap", pcap, "--src-mac", PFC_SRC, *args)
+    desc = f"ft_pfc {name}"
+    if r.returncode:
+        check(desc + ": runs", False, r.stderr)
+        return None
+    out = json.loads(r.stdout)
+    _, frames = read_pcap(pcap)
+    times = pcap_times_ns(pcap)
+    vec = 0xFF if glob else sum(1 << p for p in prios)
+    want = bytes.fromhex("0180c2000002" if bad == "dst" else "0180c2000001")
+    want += bytes.fromhex(PFC_SRC.replace(":", "")) + b"\x88\x08"
+    want += struct.pack(">H", 0x0002 if bad == "opcode" else 0x0001 if glob else 0x0101)
+    if glob:
+        want += struct.pack(">H", quanta)
+    else:
+        want += struct.pack(">H", vec | (0x100 if bad == "vector" else 0))
+        want += struct.pack(">8H", *[quanta if vec >> p & 1 else 0 for p in range(8)])
+    want += bytes(60 - len(want))
+    errs = []
+    if len(frames) != count or out["sent"] != count or out["count"] != count:
+        errs.append(f"sent {out['sent']}, pcap has {len(frames)}, want {count}")
+    for i, fr in enumerate(frames):
+        if fr != want:
+            errs.append(f"frame {i}: {fr.hex()}\n   want: {want.hex()}")
+    if (out["prio"] != [p for p in range(8) if vec >> p & 1] or out["quanta"] != quanta or
+            out["frame_len"] != 60 or out["error"] is not None or out["global"] != glob or
+            out["malformed"] != bad):
+        errs.append(f"JSON {r.stdout.strip()}")
+    if frames:
+        # first_ns/last_ns are the stamps the pcap carries, to the microsecond
+        if (abs(out["first_ns"] - times[0]) > 2000 or abs(out["last_ns"] - times[-1]) > 2000
+                or out["first_ns"] > out["last_ns"]):
+            errs.append(f"first_ns {out['first_ns']} last_ns {out['last_ns']}, pcap "
+                        f"{times[0]} {times[-1]}")
+        span = out["last_ns"] - out["first_ns"]
+        need = (count - 1) * interval_us * 1000
+        # frame i is due at t0 + i*U: the span is never short, and only a
+        # stalled host makes it long
+        if span < need - 100000 or span > need + 500 * 10**6:
+            errs.append(f"first to last {span} ns, want about {need}")
+    check(desc + ": every byte of every frame, and the JSON", not errs, "\n".join(errs))
+    return pcap
+
+
+pfc_pcaps = {
+    "prio3": check_pfc("prio3", []),
+    "multi": check_pfc("multi", ["--prio", "5,0,3", "--quanta", "0x1234", "--count", "5",
+                                 "--interval-us", "20000"],
+                       count=5, prios=(0, 3, 5), quanta=0x1234, interval_us=20000),
+    "xon": check_pfc("xon", ["--prio", "7", "--quanta", "0"], prios=(7,), quanta=0),
+    "all": check_pfc("all", ["--prio", "0,1,2,3,4,5,6,7", "--quanta", "1"],
+                     prios=range(8), quanta=1),
+    "global": check_pfc("global", ["--global", "--quanta", "300", "--count", "2"], count=2,
+                        quanta=300, glob=True),
+}
+for kind in ("opcode", "vector", "dst"):
+    pfc_pcaps[kind] = check_pfc(f"malformed-{kind}", ["--malformed", kind], bad=kind)
+pfc_pcaps["global-dst"] = check_pfc("global-malformed-dst", ["--global", "--malformed", "dst"],
+                                    glob=True, bad="dst")
+
+TSHARK_PFC = ["macc.opcode", "macc.cbfc.enbv"] + \
+    [f"macc.cbfc.pause_time.c{p}" for p in range(8)] + \
+    ["macc.pause_time", "macc.cbfc.enbv.not_zero", "macc.dst_address_invalid"]
+# what tshark 4.0 says of each: opcode, vector, 8 quanta, PAUSE quanta, then
+# its warnings for reserved vector bits and for a wrong destination
+want_tshark = {
+    "prio3": ["0x0101", "0x0008", "0", "0", "0", "65535", "0", "0", "0", "0", "", "", ""],
+    "multi": ["0x0101", "0x0029", "4660", "0", "0", "4660", "0", "4660", "0", "0", "", "", ""],
+    "xon": ["0x0101", "0x0080"] + ["0"] * 8 + ["", "", ""],
+    "all": ["0x0101", "0x00ff"] + ["1"] * 8 + ["", "", ""],
+    "global": ["0x0001", ""] + [""] * 8 + ["300", "", ""],
+    "opcode": ["0x0002", ""] + [""] * 8 + ["", "", ""],
+    "vector": ["0x0101", "0x0108", "0", "0", "0", "65535", "0", "0", "0", "0", "", "1", ""],
+    "dst": ["0x0101", "0x0008", "0", "0", "0", "65535", "0", "0", "0", "0", "", "", "1"],
+    "global-dst": ["0x0001", ""] + [""] * 8 + ["65535", "", "1"],
+}
+if shutil.which("tshark"):
+    bad = []
+    for name, pcap in pfc_pcaps.items():
+        if not pcap:
+            continue
+        args = ["tshark", "-r", pcap, "-T", "fields"]
+        for fld in TSHARK_PFC:
+            args += ["-e", fld]
+        r = subprocess.run(args, capture_output=True, text=True, timeout=60)
+        rows = [line.split("\t") for line in r.stdout.splitlines()]
+        if not rows or any(row != want_tshark[name] for row in rows):
+            bad.append(f"{name}: {rows} (want {want_tshark[name]}) {r.stderr.strip()}")
+    check("tshark: ft_pfc's PFC/PAUSE opcodes, vectors, quanta and warnings", not bad,
+          "\n".join(bad))
+else:
+    print(f"ok {len(results) + 1} tshark decode of ft_pfc # SKIP tshark not installed")
+    results.append(True)
+
+# ---- 6. options ------------------------------------------------------------
 
 usage_cases = {
     "ft_qps": [[], ["--server", "--loopback"], ["--peer", "1.2.3.4", "-n", "0"],
@@ -299,6 +418,17 @@ usage_cases = {
                ["--ifname", "x" * 20, "--dst-ip", "10.0.0.1", "--qpn", "1"],
                ["--pcap", "/dev/null", "--dst-ip", "10.0.0.1", "--qpn", "1"]],
     "ft_icrc": [[], ["--self-test", "x.pcap"], ["--bogus"]],
+    "ft_pfc": [[], ["--pcap", "/dev/null"], ["--ifname", "x" * 20],
+               ["--ifname", "eth0", "--prio", "8"], ["--ifname", "eth0", "--prio", "1,,2"],
+               ["--ifname", "eth0", "--prio", "3,"], ["--ifname", "eth0", "--prio", "12"],
+               ["--ifname", "eth0", "--prio", ""], ["--ifname", "eth0", "--quanta", "65536"],
+               ["--ifname", "eth0", "--quanta", "-1"], ["--ifname", "eth0", "--count", "0"],
+               ["--ifname", "eth0", "--interval-us", "-1"],
+               ["--ifname", "eth0", "--global", "--prio", "3"],
+               ["--ifname", "eth0", "--global", "--malformed", "vector"],
+               ["--ifname", "eth0", "--malformed", "short"],
+               ["--ifname", "eth0", "--src-mac", "zz"], ["--ifname", "eth0", "--timeout-s", "x"],
+               ["--ifname", "eth0", "extra"]],
 }
 for prog, cases in usage_cases.items():
     r = run(prog, "--help")
@@ -312,7 +442,7 @@ for prog, cases in usage_cases.items():
     check(f"{prog}: {len(cases)} bad command lines exit 2 with a message", not bad,
           "\n".join(bad))
 
-# ---- 6. no such device ------------------------------------------------------
+# ---- 7. no such device ------------------------------------------------------
 
 r = run("ft_qps", "-d", "ft-no-such-dev", "--no-connect", "-n", "1")
 check("ft_qps: unknown RDMA device is exit 1 with a message",
@@ -321,6 +451,11 @@ for prog, role in (("ft_rnr", "--server"), ("ft_timeout", "--server")):
     r = run(prog, role, "-d", "ft-no-such-dev")
     check(f"{prog}: unknown RDMA device is exit 1 with a message",
           r.returncode == 1 and "ft-no-such-dev" in r.stderr, r.stderr)
+r = run("ft_pfc", "--ifname", "ft-no-such-if")
+check("ft_pfc: unknown interface is exit 1, a message and the JSON's error",
+      r.returncode == 1 and "ft-no-such-if" in r.stderr and
+      '"error":"no such interface"' in r.stdout and '"sent":0' in r.stdout,
+      r.stdout + r.stderr)
 
 shutil.rmtree(TMP, ignore_errors=True)
 print(f"1..{len(results)}")

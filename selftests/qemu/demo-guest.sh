@@ -21,6 +21,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 header "node A and node B: modprobe fabtrace"
+# a known speed for the PFC step: fabtrace reads it when it attaches
+on_both "ethtool -s \$FT_NETDEV speed 1000 duplex full"
 on_both modprobe fabtrace
 on_both 'echo "$(hostname): fabtrace $(cat /sys/module/fabtrace/initstate)"'
 
@@ -57,7 +59,7 @@ run fabtrace policy set dev rxe0 trust dscp ecn 3
 run peer fabtrace policy set dev rxe0 trust dscp ecn 3
 fabtrace policy show dev rxe0
 
-header "node A: a congested egress: netem marks ECN-capable packets CE, drops the others"
+header "node A: a congested egress: netem marks ECN-capable packets CE, drops the others; B answers CE with CNPs"
 run tc qdisc add dev "$FT_NETDEV" root netem loss 2% ecn
 tc qdisc show dev "$FT_NETDEV"
 
@@ -120,3 +122,34 @@ grep -v -e qp-create -e qp-destroy "$mon_a" | head -n 8 || true
 echo "-- node B"
 grep -v -e qp-create -e qp-destroy "$mon_b" | head -n 8 || true
 echo "-- (and $(grep -c -e qp-create -e qp-destroy "$mon_a") QP create/destroy events on A)"
+
+header "PFC: B pauses priority 3 on A with 802.1Qbb frames (ft_pfc), A's watchdog on"
+run fabtrace policy set dev rxe0 pfc 3 pfc-watchdog detect 200 restore 500
+fabtrace monitor events storm-start,storm-end,misconfigured >"$FT_OUT/demo-storm-a.txt" 2>&1 &
+mons=$!
+sleep 1
+echo "B: 10 XOFF frames 100 ms apart, each 65535 quanta (33.6 ms at 1000 Mb/s), then a storm:"
+echo "B: an XOFF every 5 ms for 600 ms, each renewing the pause before it expires"
+peer "$PROGS/ft_pfc --ifname \$FT_NETDEV --prio 3 --count 10 --interval-us 100000" >/dev/null
+peer "$PROGS/ft_pfc --ifname \$FT_NETDEV --prio 3 --count 120 --interval-us 5000" >/dev/null
+sleep 1
+fabtrace pfc show dev rxe0
+echo "-- events on A"
+cat "$FT_OUT/demo-storm-a.txt"
+
+header "misconfigured: with PFC on priority 3 only, a QP at DSCP 0 (priority 0) is flagged"
+"$PROGS/ft_qps" --server --hold -n 1 --op write --iters 10 --size 4096 --tclass 0 \
+	>"$FT_OUT/demo-hold.json" 2>/dev/null &
+held=$!
+peer "$PROGS/ft_qps --peer $FT_CTL_IP -n 1 --op write --iters 10 --size 4096 --tclass 0" >/dev/null
+wait_for 20 jq -e .qps "$FT_OUT/demo-hold.json" >/dev/null 2>&1
+fabtrace qp show dev rxe0 misconfigured
+sleep 1
+echo "-- events on A"
+grep misconfigured "$FT_OUT/demo-storm-a.txt" || true
+kill "$held" 2>/dev/null || true
+wait "$held" 2>/dev/null || true
+kill $mons 2>/dev/null || true
+wait $mons 2>/dev/null || true
+mons=
+fabtrace policy set dev rxe0 pfc none pfc-watchdog off

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ft_pfc: sends 802.1Qbb PFC (or 802.3x PAUSE) frames through an AF_PACKET socket. */
+
+/*
+ * fabtrace counts the PFC frames an RDMA port's netdev receives, and the
+ * time they pause each priority.  No software sends them (rxe has no flow
+ * control), so this makes them by hand, as a switch would:
+ *
+ *   Ethernet  dst 01:80:c2:00:00:01, src IF's MAC (or --src-mac), 0x8808
+ *   opcode    0x0101 (PFC)
+ *   vector    class-enable: bit p set for each --prio p
+ *   quanta    eight of them, big-endian: --quanta for an enabled priority,
+ *             0 for the others
+ *   padding   zero, to a 60-byte frame; the NIC appends the FCS
+ *
+ * --global makes an 802.3x PAUSE instead: opcode 0x0001, one quanta, then
+ * zero padding.  --malformed KIND breaks one field, so a test can tell the
+ * kinds apart on the wire: `opcode` (0x0002), `vector` (reserved bit 8 set
+ * on top of the --prio bits: 0x0108 for the default priority 3), `dst`
+ * (01:80:c2:00:00:02).  Every frame is 60 bytes, malformed or not: an
+ * AF_PACKET socket hands the driver what it is given, and a NIC pads a
+ * shorter one to 60 bytes anyway, so "short" cannot be shown on a wire.
+ *
+ * All frames are identical, so one is built and sent --count times.  Frame
+ * i leaves at t0 + i * --interval-us on CLOCK_MONOTONIC, so one late wake-up
+ * does not slow the average rate.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <net/if.h>
+#include <linux/if_packet.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pcap.h"
+
+#define ETH_P_MACCTL	0x8808
+#define OPC_PAUSE	0x0001
+#define OPC_PFC		0x0101
+#define OPC_BAD		0x0002	/* --malformed opcode: not a MAC Control opcode we count */
+#define VEC_RESERVED	0x0100	/* --malformed vector: bit 8 of the vector */
+#define NPRIO		8
+#define FRAME_LEN	60	/* the minimum frame without its FCS */
+
+static const char *prog = "ft_pfc";
+static volatile sig_atomic_t stop_sig;
+
+enum { BAD_NONE, BAD_OPCODE, BAD_VECTOR, BAD_DST };
+static const char *const bad_names[] = { "none", "opcode", "vector", "dst", NULL };
+
+static struct {
+	const char *ifname, *pcap;
+	uint8_t src_mac[6];
+	bool have_src_mac, have_prio, global;
+	uint8_t prio_mask;
+	long quanta, count, interval_us;
+	int malformed;
+	double timeout_s;
+} c = { .prio_mask = 1 << 3, .quanta = 65535, .count = 1, .timeout_s = 60 };
+
+static void usage(void)
+{
+	printf("Usage: %s --ifname IF [options]\n"
+"  --ifname IF          interface to send on (its MAC is the source)\n"
+"  --src-mac MAC        source MAC (default: IF's)\n"
+"  --prio LIST          priorities to pause, comma list of 0..7 (default 3)\n"
+"  --quanta Q           pause quanta for each of them, 0..65535 (default 65535;\n"
+"                       0 = XON); a quantum is 512 bit times\n"
+"  --global             an 802.3x PAUSE (opcode 0x0001, one quanta) instead\n"
+"  --count K            frames to send (default 1)\n"
+"  --interval-us U      frame i at start + i*U on CLOCK_MONOTONIC (default 0:\n"
+"                       back to back)\n"
+"  --malformed KIND     opcode (0x0002), vector (reserved bit 8 set) or dst\n"
+"                       (01:80:c2:00:00:02)\n"
+"  --pcap FILE          write the frames to FILE instead of sending (no root;\n"
+"                       --ifname optional if --src-mac is given)\n"
+"  --timeout-s S        overall deadline (default 60; 0 = none)\n"
+"Every frame is 60 bytes (the NIC adds the FCS).\n"
+"Prints {\"sent\",\"prio\",\"quanta\",\"frame_len\",\"first_ns\",\"last_ns\",...} on\n"
+"stdout; first_ns/last_ns are CLOCK_REALTIME ns just before the first and\n"
+"last frame went to the socket.\n"
+"Exit: 0 ok, 1 failure, 2 usage, 3 deadline.\n", prog);
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help'.\n", prog);
+	exit(2);
+}
+
+static long parse_int(const char *opt, const char *s, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 0);
+	if (errno || end == s || *end)
+		usage_error("%s: '%s' is not an integer", opt, s);
+	if (v < min || v > max)
+		usage_error("%s: %ld is out of range [%ld, %ld]", opt, v, min, max);
+	return v;
+}
+
+static void parse_mac(const char *opt, const char *s, uint8_t mac[6])
+{
+	unsigned int b[6];
+	char extra;
+	int i;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+		   &extra) != 6)
+		usage_error("%s: '%s' is not a MAC address (xx:xx:xx:xx:xx:xx)", opt, s);
+	for (i = 0; i < 6; i++) {
+		if (b[i] > 0xff)
+			usage_error("%s: '%s' is not a MAC address", opt, s);
+		mac[i] = b[i];
+	}
+}
+
+/* "3", "0,3,5": each 0..7, in any order; a repeat is harmless. */
+static uint8_t parse_prios(const char *s)
+{
+	const char *p = s;
+	uint8_t mask = 0;
+
+	if (!*s)
+		usage_error("--prio: empty list");
+	for (;;) {
+		if (*p < '0' || *p > '7' || (p[1] && p[1] != ','))
+			usage_error("--prio: '%s' is not a comma list of priorities 0..7", s);
+		mask |= 1 << (*p - '0');
+		if (!p[1])
+			return mask;
+		p += 2;
+	}
+}
+
+static void parse(int argc, char **argv)
+{
+	enum { O_IF = 256, O_SMAC, O_PRIO, O_QUANTA, O_GLOBAL, O_COUNT, O_INTERVAL,
+	       O_MALFORMED, O_PCAP, O_TIMEOUT };
+	static const struct option opts[] = {
+		{ "ifname", required_argument, NULL, O_IF },
+		{ "src-mac", required_argument, NULL, O_SMAC },
+		{ "prio", required_argument, NULL, O_PRIO },
+		{ "quanta", required_argument, NULL, O_QUANTA },
+		{ "global", no_argument, NULL, O_GLOBAL },
+		{ "count", required_argument, NULL, O_COUNT },
+		{ "interval-us", required_argument, NULL, O_INTERVAL },
+		{ "malformed", required_argument, NULL, O_MALFORMED },
+		{ "pcap", required_argument, NULL, O_PCAP },
+		{ "timeout-s", required_argument, NULL, O_TIMEOUT },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	char *end;
+	int o, i;
+
+	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (o) {
+		case O_IF:
+			if (!*optarg || strlen(optarg) >= IFNAMSIZ)
+				usage_error("--ifname: '%s' is not an interface name", optarg);
+			c.ifname = optarg;
+			break;
+		case O_SMAC: parse_mac("--src-mac", optarg, c.src_mac); c.have_src_mac = true; break;
+		case O_PRIO: c.prio_mask = parse_prios(optarg); c.have_prio = true; break;
+		case O_QUANTA: c.quanta = parse_int("--quanta", optarg, 0, 65535); break;
+		case O_GLOBAL: c.global = true; break;
+		case O_COUNT: c.count = parse_int("--count", optarg, 1, 1000000000); break;
+		case O_INTERVAL:
+			c.interval_us = parse_int("--interval-us", optarg, 0, 60000000);
+			break;
+		case O_MALFORMED:
+			for (i = BAD_OPCODE; bad_names[i]; i++)
+				if (!strcmp(optarg, bad_names[i]))
+					break;
+			if (!bad_names[i])
+				usage_error("--malformed: '%s' is not one of opcode, vector, dst",
+					    optarg);
+			c.malformed = i;
+			break;
+		case O_PCAP: c.pcap = optarg; break;
+		case O_TIMEOUT:
+			errno = 0;
+			c.timeout_s = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(c.timeout_s >= 0) ||
+			    c.timeout_s > 1e6)
+				usage_error("--timeout-s: '%s' is not a number of seconds", optarg);
+			break;
+		case 'h': usage(); exit(0);
+		default: fprintf(stderr, "Try '%s --help'.\n", prog); exit(2);
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (!c.ifname && !(c.pcap && c.have_src_mac))
+		usage_error("--ifname is required (with --pcap it may be left out if "
+			    "--src-mac is given)");
+	if (c.global && c.have_prio)
+		usage_error("--global pauses every priority: no --prio with it");
+	if (c.global && c.malformed == BAD_VECTOR)
+		usage_error("--malformed vector: an 802.3x PAUSE has no vector");
+	if (c.global)
+		c.prio_mask = 0xff;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void on_signal(int sig)
+{
+	stop_sig = sig;
+}
+
+static int ifreq_get(unsigned long req, struct ifreq *ifr)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret;
+
+	if (fd < 0)
+		return -1;
+	memset(ifr, 0, sizeof(*ifr));
+	snprintf(ifr->ifr_name, IFNAMSIZ, "%s", c.ifname);
+	ret = ioctl(fd, req, ifr);
+	close(fd);
+	return ret;
+}
+
+static void put16(uint8_t *p, unsigned int v)
+{
+	p[0] = v >> 8;
+	p[1] = v;
+}
+
+/* The frame; returns its opcode, and its vector in *vec (-1: none). */
+static unsigned int build(uint8_t *f, uint8_t dst[6], long *vec)
+{
+	static const uint8_t pause_dst[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+	unsigned int opc = c.global ? OPC_PAUSE : OPC_PFC, p;
+
+	memset(f, 0, FRAME_LEN);
+	memcpy(dst, pause_dst, 6);
+	if (c.malformed == BAD_DST)
+		dst[5] = 0x02;
+	if (c.malformed == BAD_OPCODE)
+		opc = OPC_BAD;
+	memcpy(f, dst, 6);
+	memcpy(f + 6, c.src_mac, 6);
+	put16(f + 12, ETH_P_MACCTL);
+	put16(f + 14, opc);
+	if (c.global) {
+		/* 802.3x: one pause_time, then padding */
+		put16(f + 16, c.quanta);
+		*vec = -1;
+		return opc;
+	}
+	*vec = c.prio_mask | (c.malformed == BAD_VECTOR ? VEC_RESERVED : 0);
+	put16(f + 16, *vec);
+	for (p = 0; p < NPRIO; p++)
+		put16(f + 18 + 2 * p, c.prio_mask & 1 << p ? c.quanta : 0);
+	return opc;
+}
+
+static void mac_str(const uint8_t *m, char *buf)
+{
+	sprintf(buf, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+/*
+ * Sleeps until MONO_NS on CLOCK_MONOTONIC.  Returns 0 there, 3 when the
+ * deadline comes first, 1 on a signal.
+ */
+static int wait_until(uint64_t mono_ns, uint64_t deadline_ns)
+{
+	uint64_t t = deadline_ns && deadline_ns < mono_ns ? deadline_ns : mono_ns;
+	struct timespec ts = { .tv_sec = t / 1000000000, .tv_nsec = t % 1000000000 };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		if (stop_sig)
+			return 1;
+	if (stop_sig)
+		return 1;
+	return t == mono_ns ? 0 : 3;
+}
+
+static struct {
+	long sent, vec;
+	unsigned int opc;
+	uint8_t dst[6];
+	uint64_t t0, first_ns, last_ns;
+} r = { .vec = -1 };
+
+/* The result, on every path but a bad command line. */
+static void print_json(const char *error)
+{
+	char smac[18], dmac[18];
+	bool comma = false;
+	unsigned int p;
+
+	mac_str(c.src_mac, smac);
+	mac_str(r.dst, dmac);
+	printf("{\"prog\":\"ft_pfc\",\"sent\":%ld,\"count\":%ld,\"prio\":[", r.sent, c.count);
+	for (p = 0; p < NPRIO; p++) {
+		if (c.prio_mask & 1 << p) {
+			printf("%s%u", comma ? "," : "", p);
+			comma = true;
+		}
+	}
+	printf("],\"quanta\":%ld,\"global\":%s,\"opcode\":%u,", c.quanta,
+	       c.global ? "true" : "false", r.opc);
+	if (r.vec < 0)
+		printf("\"vector\":null,");
+	else
+		printf("\"vector\":%ld,", r.vec);
+	printf("\"malformed\":%s%s%s,\"frame_len\":%d,\"ifname\":\"%s\",\"src_mac\":\"%s\","
+	       "\"dst_mac\":\"%s\",\"interval_us\":%ld,\"pcap\":%s%s%s,",
+	       c.malformed ? "\"" : "", c.malformed ? bad_names[c.malformed] : "null",
+	       c.malformed ? "\"" : "", FRAME_LEN, c.ifname ? c.ifname : "", smac, dmac,
+	       c.interval_us, c.pcap ? "\"" : "", c.pcap ? c.pcap : "null", c.pcap ? "\"" : "");
+	if (r.sent)
+		printf("\"first_ns\":%llu,\"last_ns\":%llu,", (unsigned long long)r.first_ns,
+		       (unsigned long long)r.last_ns);
+	else
+		printf("\"first_ns\":null,\"last_ns\":null,");
+	printf("\"elapsed_s\":%.6f,\"error\":%s%s%s}\n",
+	       (clock_ns(CLOCK_MONOTONIC) - r.t0) / 1e9, error ? "\"" : "",
+	       error ? error : "null", error ? "\"" : "");
+}
+
+/* A setup failure: the message on stderr, the JSON with its error. */
+static int setup_failed(const char *error, const char *what)
+{
+	fprintf(stderr, "%s: %s: %s%s\n", prog, what, strerror(errno),
+		errno == EPERM ? " (needs CAP_NET_RAW)" : "");
+	print_json(error);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct sockaddr_ll ll = { .sll_family = AF_PACKET, .sll_halen = 6,
+				  .sll_protocol = htons(ETH_P_MACCTL) };
+	struct ft_pcap pc = { 0 };
+	uint8_t frame[FRAME_LEN];
+	uint64_t deadline, t;
+	const char *error = NULL;
+	struct ifreq ifr;
+	int fd = -1, rc = 0, w;
+	char what[64];
+
+	parse(argc, argv);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	r.t0 = clock_ns(CLOCK_MONOTONIC);
+	deadline = c.timeout_s > 0 ? r.t0 + (uint64_t)(c.timeout_s * 1e9) : 0;
+	r.opc = build(frame, r.dst, &r.vec);
+
+	if (c.ifname) {
+		snprintf(what, sizeof(what), "interface '%s'", c.ifname);
+		if (ifreq_get(SIOCGIFINDEX, &ifr))
+			return setup_failed("no such interface", what);
+		ll.sll_ifindex = ifr.ifr_ifindex;
+		if (!c.have_src_mac) {
+			if (ifreq_get(SIOCGIFHWADDR, &ifr))
+				return setup_failed("no MAC address", what);
+			memcpy(c.src_mac, ifr.ifr_hwaddr.sa_data, 6);
+			r.opc = build(frame, r.dst, &r.vec);
+		}
+	}
+	memcpy(ll.sll_addr, r.dst, 6);
+
+	if (c.pcap) {
+		if (ft_pcap_create(&pc, c.pcap))
+			return setup_failed("cannot create the pcap file", c.pcap);
+	} else {
+		/* Protocol 0: send only, no copy of every received frame. */
+		fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return setup_failed("cannot open an AF_PACKET socket", "AF_PACKET socket");
+	}
+
+	/* frame i at t0 + i * interval, whatever the sleeps before it took */
+	r.t0 = clock_ns(CLOCK_MONOTONIC);
+	while (r.sent < c.count) {
+		if (r.sent && c.interval_us) {
+			w = wait_until(r.t0 + (uint64_t)r.sent * c.interval_us * 1000, deadline);
+			if (w) {
+				error = w == 3 ? "timed out" : "interrupted";
+				rc = w;
+				break;
+			}
+		}
+		if (stop_sig) {
+			error = "interrupted";
+			rc = 1;
+			break;
+		}
+		if (deadline && clock_ns(CLOCK_MONOTONIC) >= deadline) {
+			error = "timed out";
+			rc = 3;
+			break;
+		}
+		t = clock_ns(CLOCK_REALTIME);
+		if (c.pcap) {
+			if (ft_pcap_write(&pc, t / 1e9, frame, FRAME_LEN)) {
+				fprintf(stderr, "%s: %s: write failed\n", prog, c.pcap);
+				error = "pcap write failed";
+				rc = 1;
+				break;
+			}
+		} else if (sendto(fd, frame, FRAME_LEN, 0, (struct sockaddr *)&ll,
+				  sizeof(ll)) != FRAME_LEN) {
+			/* A full device queue is back-pressure, not failure. */
+			if (errno == ENOBUFS || errno == EAGAIN || errno == EINTR) {
+				usleep(100);
+				continue;
+			}
+			fprintf(stderr, "%s: sendto %s: %s\n", prog, c.ifname, strerror(errno));
+			error = "send failed";
+			rc = 1;
+			break;
+		}
+		if (!r.sent)
+			r.first_ns = t;
+		r.last_ns = t;
+		r.sent++;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (c.pcap && pc.f && fclose(pc.f)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, c.pcap, strerror(errno));
+		if (!error)
+			error = "pcap write failed";
+		rc = rc ? rc : 1;
+	}
+	if (error)
+		fprintf(stderr, "%s: %s after %ld of %ld frames\n", prog, error, r.sent, c.count);
+	print_json(error);
+	return rc;
+}
