@@ -11,23 +11,6 @@ set -euo pipefail
 require_module fabtrace
 require_cmd rdma fabtrace python3
 
-# py EXPR FILE...: evaluate a Python expression over the JSON files (a, b...)
-py() {
-	local expr=$1
-
-	shift
-	python3 - "$expr" "$@" <<'EOF'
-import json, sys
-vals = [json.load(open(f)) for f in sys.argv[2:]]
-env = dict(zip("abcdefgh", vals))
-ok = eval("(" + sys.argv[1] + ")", env)
-if not ok:
-    for name, v in zip("abcdefgh", vals):
-        print(f"# {name} = {json.dumps(v)}")
-sys.exit(0 if ok else 1)
-EOF
-}
-
 T=$(mktemp -d)
 cleanup() {
 	ip link set "$FT_NETDEV" up 2>/dev/null || true

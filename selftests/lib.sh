@@ -33,7 +33,8 @@
 #         WHY; ktap_finished (exit 0, 1, or 4 if all skipped); skip_all WHY;
 #         fail_all WHY; log MSG; run CMD... (logs the command first)
 # Checks: require_cmd CMD...; require_module MOD; require_peer;
-#         wait_for SECS CMD... (poll until CMD succeeds)
+#         wait_for SECS CMD... (poll until CMD succeeds);
+#         py EXPR FILE... (a Python expression over JSON files a, b, ...)
 # rxe:    rxe_up / rxe_down [self|peer|both]; rxe_stat COUNTER
 
 # shellcheck disable=SC2034 # the kselftest set, for tests to use
@@ -217,6 +218,26 @@ on_both() {
 	sh -c "$*" || rc=$?
 	"$FTPEER" "$*" || rc=$?
 	return "$rc"
+}
+
+# py EXPR FILE...: a Python expression over the JSON files, as a, b, ... (and
+# dflt, the default DSCP-to-priority map); its truth is the status, and on
+# false the files go to the log.
+py() {
+	local expr=$1
+
+	shift
+	python3 - "$expr" "$@" <<'EOF'
+import json, sys
+vals = [json.load(open(f)) for f in sys.argv[2:]]
+env = dict(zip("abcdefgh", vals))
+env["dflt"] = [d >> 3 for d in range(64)]
+ok = eval("(" + sys.argv[1] + ")", env)
+if not ok:
+    for name, v in zip("abcdefgh", vals):
+        print(f"# {name} = {json.dumps(v)}")
+sys.exit(0 if ok else 1)
+EOF
 }
 
 # ---- soft-RoCE ----------------------------------------------------------

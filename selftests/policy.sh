@@ -21,24 +21,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# py EXPR FILE...: a Python expression over the JSON files (a, b, ...)
-py() {
-	local expr=$1
-
-	shift
-	python3 - "$expr" "$@" <<'EOF'
-import json, sys
-vals = [json.load(open(f)) for f in sys.argv[2:]]
-env = dict(zip("abcdefgh", vals))
-env["dflt"] = [d >> 3 for d in range(64)]
-ok = eval("(" + sys.argv[1] + ")", env)
-if not ok:
-    for name, v in zip("abcdefgh", vals):
-        print(f"# {name} = {json.dumps(v)}")
-sys.exit(0 if ok else 1)
-EOF
-}
-
 # show FILE: this node's policy of rxe0, as JSON
 show() { fabtrace -j policy show dev rxe0 >"$1"; }
 
