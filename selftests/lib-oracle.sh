@@ -1405,8 +1405,8 @@ def cmd_schema(args):
     errs = []
     qps = load(args.qp)
     for q in qps:
-        need = {"dev", "dev_index", "qpn", "type", "state", "port", "tclass", "sl", "pid", "comm",
-                "create_time", "flags", "tx", "rx", "cong"}
+        need = {"dev", "dev_index", "qpn", "type", "state", "port", "tclass", "sl", "prio",
+                "paused_us", "pid", "comm", "create_time", "flags", "tx", "rx", "cong"}
         have = set(q)
         extra = have - need - {"remote_qpn", "peer", "destroy_time"}
         if need - have or extra:
