@@ -5,7 +5,6 @@
 #include <net/genetlink.h>
 #include <rdma/ib_verbs.h>
 
-#include "compat.h"
 #include "dev.h"
 #include "fabtrace-nl-gen.h"
 #include "netlink.h"
