@@ -127,6 +127,11 @@ enum fabtrace_qp_flags {
  * @FABTRACE_EVENT_KIND_STORM_END: the storm's priority stayed unpaused for the
  *   restoration time; duration says how long it was paused (start to last
  *   pause's end)
+ * @FABTRACE_EVENT_KIND_POLICY_DRIFT: what a port's DCBNL hardware reports (hw)
+ *   no longer matches what fabtrace pushed for its policy (policy-new):
+ *   another tool (dcb, a vendor's) changed PFC, the DSCP app table or the
+ *   trust behind fabtrace's back; sent once per difference, and again (hw
+ *   equal to the policy) when it is gone
  */
 enum fabtrace_event_kind {
 	FABTRACE_EVENT_KIND_QP_CREATE,
@@ -144,6 +149,7 @@ enum fabtrace_event_kind {
 	FABTRACE_EVENT_KIND_MISCONFIGURED,
 	FABTRACE_EVENT_KIND_STORM_START,
 	FABTRACE_EVENT_KIND_STORM_END,
+	FABTRACE_EVENT_KIND_POLICY_DRIFT,
 };
 
 /**
@@ -163,14 +169,23 @@ enum fabtrace_trust {
  * @FABTRACE_DCB_STATE_NO_NETDEV: the port has no netdev (not RoCE)
  * @FABTRACE_DCB_STATE_UNSUPPORTED: the netdev has no DCBNL operations
  *   (soft-RoCE on virtio-net, veth)
- * @FABTRACE_DCB_STATE_NOT_APPLIED: the netdev has DCBNL operations, but
- *   fabtrace does not push the policy to them yet: the hardware keeps its own
+ * @FABTRACE_DCB_STATE_NOT_APPLIED: the netdev has DCBNL operations, and no
+ *   policy-set has pushed the policy to them yet: the hardware keeps its own
  *   settings
+ * @FABTRACE_DCB_STATE_APPLIED: the policy was pushed through DCBNL, and what
+ *   the hardware reports matches it
+ * @FABTRACE_DCB_STATE_DRIFT: the policy was pushed, and what the hardware
+ *   reports differs from it now (policy-drift): someone else changed it
+ * @FABTRACE_DCB_STATE_FAILED: the last push was refused by the driver (hw's
+ *   error and error-op say where); what the hardware reports is shown as it is
  */
 enum fabtrace_dcb_state {
 	FABTRACE_DCB_STATE_NO_NETDEV,
 	FABTRACE_DCB_STATE_UNSUPPORTED,
 	FABTRACE_DCB_STATE_NOT_APPLIED,
+	FABTRACE_DCB_STATE_APPLIED,
+	FABTRACE_DCB_STATE_DRIFT,
+	FABTRACE_DCB_STATE_FAILED,
 };
 
 /**
@@ -356,6 +371,18 @@ enum {
 };
 
 enum {
+	FABTRACE_A_POLICY_HW_PFC = 1,
+	FABTRACE_A_POLICY_HW_PFC_CAP,
+	FABTRACE_A_POLICY_HW_DSCP_PRIO,
+	FABTRACE_A_POLICY_HW_TRUST,
+	FABTRACE_A_POLICY_HW_ERROR,
+	FABTRACE_A_POLICY_HW_ERROR_OP,
+
+	__FABTRACE_A_POLICY_HW_MAX,
+	FABTRACE_A_POLICY_HW_MAX = (__FABTRACE_A_POLICY_HW_MAX - 1)
+};
+
+enum {
 	FABTRACE_A_POLICY_DEV_INDEX = 1,
 	FABTRACE_A_POLICY_DEV_NAME,
 	FABTRACE_A_POLICY_PORT,
@@ -363,6 +390,7 @@ enum {
 	FABTRACE_A_POLICY_NETDEV_NAME,
 	FABTRACE_A_POLICY_NETDEV_IFINDEX,
 	FABTRACE_A_POLICY_DCB,
+	FABTRACE_A_POLICY_HW,
 
 	__FABTRACE_A_POLICY_MAX,
 	FABTRACE_A_POLICY_MAX = (__FABTRACE_A_POLICY_MAX - 1)
@@ -424,6 +452,7 @@ enum {
 	FABTRACE_A_EVENT_PRIO,
 	FABTRACE_A_EVENT_DURATION,
 	FABTRACE_A_EVENT_QPS,
+	FABTRACE_A_EVENT_HW,
 
 	__FABTRACE_A_EVENT_MAX,
 	FABTRACE_A_EVENT_MAX = (__FABTRACE_A_EVENT_MAX - 1)
