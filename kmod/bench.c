@@ -11,6 +11,7 @@
 #include "bench.h"
 #include "dev.h"
 #include "events.h"
+#include "pfc.h"
 #include "table.h"
 
 /*
@@ -22,6 +23,7 @@
 static struct dentry *bench_dir;
 static u64 ev_withheld_ns, ev_sent_ns;
 static u64 lk_ns, lk_loop_ns, lk_sum, lk_n, lk_lo, lk_hi;
+static u64 pfc_ns, pfc_n, pfc_qps;
 
 /* A cheap generator: the loop must cost little next to a lookup. */
 static inline u32 bench_next(u32 *x)
@@ -99,18 +101,27 @@ static u64 bench_lookups(struct ft_dev *dev, u64 n, u32 lo, u32 span,
 	return t0;
 }
 
-static int bench_lookup_run(u64 n)
+/* The device with the most live QPs.  Context: ft_devs_lock. */
+static struct ft_dev *bench_busiest(void)
 {
 	struct ft_dev *dev, *pick = NULL;
+
+	list_for_each_entry(dev, &ft_devs, list) {
+		if (dev->nr_live > (pick ? pick->nr_live : 0))
+			pick = dev;
+	}
+	return pick;
+}
+
+static int bench_lookup_run(u64 n)
+{
+	struct ft_dev *pick;
 	u32 lo = 0, hi = 0;
 	u64 sum, t_loop, t;
 	int err = -ENODEV;
 
 	mutex_lock(&ft_devs_lock);
-	list_for_each_entry(dev, &ft_devs, list) {
-		if (dev->nr_live > (pick ? pick->nr_live : 0))
-			pick = dev;
-	}
+	pick = bench_busiest();
 	if (!pick || !bench_qpn_range(pick, &lo, &hi))
 		goto unlock;
 	t_loop = bench_lookups(pick, n, lo, hi - lo + 1, false, &sum);
@@ -152,6 +163,37 @@ static int bench_events_run(u64 n)
 	return 0;
 }
 
+/* A PFC frame's cost, with the busiest device's QPs all on its priority. */
+static int bench_pfc_run(u64 n)
+{
+	struct ft_dev *pick;
+	u32 index = 0;
+	int err;
+
+	mutex_lock(&ft_devs_lock);
+	pick = bench_busiest();
+	if (pick)
+		index = pick->index;
+	mutex_unlock(&ft_devs_lock);
+	/* held without ft_devs_lock: the bench takes the RTNL */
+	pick = pick ? ft_dev_get(index, NULL, false) : NULL;
+	if (!pick)
+		return -ENODEV;
+	pfc_qps = READ_ONCE(pick->nr_live);
+	err = ft_pfc_bench(pick, n, &pfc_ns);
+	pfc_n = err ? 0 : n;
+	ft_dev_put(pick);
+	return err;
+}
+
+static int bench_pfc_show(struct seq_file *m, void *v)
+{
+	if (pfc_n)
+		seq_printf(m, "frames %llu\nqps %llu\nframe_ps %llu\n", pfc_n, pfc_qps,
+			   div64_u64(pfc_ns * 1000, pfc_n));
+	return 0;
+}
+
 struct bench_file {
 	const char *name;
 	u64 max;
@@ -162,6 +204,7 @@ struct bench_file {
 static const struct bench_file bench_files[] = {
 	{ "bench_events", 1000000, bench_events_run, bench_events_show },
 	{ "bench_lookup", 100000000, bench_lookup_run, bench_lookup_show },
+	{ "bench_pfc", 100000000, bench_pfc_run, bench_pfc_show },
 };
 
 static int bench_open(struct inode *inode, struct file *file)

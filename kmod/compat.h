@@ -62,4 +62,9 @@ static inline struct net_device *ft_port_netdev(struct ib_device *ibdev, u32 por
 #define ft_port_netdev ib_device_get_netdev
 #endif
 
+/* DCBNL's apptrust operations arrived in 6.2. */
+#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
+#define FT_HAVE_APPTRUST	1
+#endif
+
 #endif /* _FABTRACE_COMPAT_H */

@@ -5,6 +5,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "dcb.h"
 #include "dev.h"
 #include "pfc.h"
 #include "qp.h"
@@ -102,11 +103,20 @@ static struct ft_dev *dev_alloc(struct ib_device *ibdev)
 	dev->pcpu = alloc_percpu(struct ft_dev_pcpu);
 	if (!dev->pcpu)
 		goto err_free_idx;
+	dev->nr_port_qps = 2 * (rdma_end_port(ibdev) - rdma_start_port(ibdev));
+	if (dev->nr_port_qps) {
+		dev->port_qps = kcalloc(dev->nr_port_qps, sizeof(*dev->port_qps),
+					GFP_KERNEL);
+		if (!dev->port_qps)
+			goto err_free_pcpu;
+	}
 
 	kref_init(&dev->ref);
 	dev->ibdev = ibdev;
 	if (ft_pfc_dev_add(dev))
-		goto err_free_pcpu;
+		goto err_free_port_qps;
+	if (ft_dcb_dev_add(dev))
+		goto err_free_pfc;
 	dev->index = ibdev->index;
 	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
 	strscpy(dev->driver, driver_name(ibdev), sizeof(dev->driver));
@@ -115,6 +125,10 @@ static struct ft_dev *dev_alloc(struct ib_device *ibdev)
 	dev->retired_tail = &dev->retired;
 	return dev;
 
+err_free_pfc:
+	ft_pfc_dev_free(dev);
+err_free_port_qps:
+	kfree(dev->port_qps);
 err_free_pcpu:
 	free_percpu(dev->pcpu);
 err_free_idx:
@@ -128,7 +142,9 @@ static void dev_free(struct ft_dev *dev)
 {
 	ft_qp_free_all(dev);
 	ft_policy_free(dev);
+	ft_dcb_dev_free(dev);
 	ft_pfc_dev_free(dev);
+	kfree(dev->port_qps);
 	free_percpu(dev->pcpu);
 	kvfree(dev->idx);
 	kfree(dev);

@@ -14,6 +14,7 @@
 #include "policy.h"
 #include "table.h"
 
+struct ft_dcb;
 struct ft_pfc;
 
 /* Totals of a device, per CPU: the hot path adds without atomics. */
@@ -43,6 +44,14 @@ struct ft_dev {
 
 	struct ft_dev_pcpu __percpu *pcpu;
 	struct ft_qpidx *idx;
+	/*
+	 * Each port of a multi-port HCA has its own QP0 and QP1.  The index
+	 * holds the first port's (rxe, whose packets are looked up by QP
+	 * number alone, has one port); these slots the later ports', two a
+	 * port: (port - first port - 1) * 2 + QP number.  Under lock, RCU.
+	 */
+	struct ft_qp __rcu **port_qps;
+	u32 nr_port_qps;
 	struct ft_policy __rcu *policy;	/* NULL: the defaults; policy.c */
 	/*
 	 * Of the first port's policy, for the transmit tap: bit d set if
@@ -50,6 +59,7 @@ struct ft_dev {
 	 */
 	u64 ect_dscp;
 	struct ft_pfc *pfc;		/* never NULL; pfc.c */
+	struct ft_dcb *dcb;		/* never NULL; dcb.c */
 };
 
 /* Protects ft_devs and the device map against each other's writers. */
@@ -81,20 +91,59 @@ static inline struct ft_dev *ft_dev_of(const struct ib_device *ibdev)
 	return ft_devmap_find(&ft_devmap, ibdev);
 }
 
+/* Keys of ft_qp_next(): QP numbers in the index, then the port QP slots. */
+#define FT_KEY_PORTS	BIT(FT_QPN_BITS)
+
+/*
+ * The slot of QP @qpn of @port outside the index (QP0 or QP1 of a port
+ * after the first), or NULL if it belongs in the index.
+ */
+static inline struct ft_qp __rcu **ft_port_qp_slot(const struct ft_dev *dev,
+						   u32 qpn, u32 port)
+{
+	u32 first = rdma_start_port(dev->ibdev);
+
+	if (qpn > 1 || port <= first || (port - first - 1) * 2 + qpn >= dev->nr_port_qps)
+		return NULL;
+	return &dev->port_qps[(port - first - 1) * 2 + qpn];
+}
+
 /**
- * ft_qp_of() - the live entry of @ibqp
- * @dev: its device
+ * ft_qp_of_hooked() - the live entry of @ibqp on a device with one port
+ * @dev: its device: rdma_rxe, whose packets the taps see
  * @ibqp: the QP
  *
  * Inline: the transmit tap calls it for every packet.
  * Context: RCU read side.
  * Return: the entry, or NULL if @ibqp has none.
  */
-static inline struct ft_qp *ft_qp_of(const struct ft_dev *dev,
-				     const struct ib_qp *ibqp)
+static inline struct ft_qp *ft_qp_of_hooked(const struct ft_dev *dev,
+					    const struct ib_qp *ibqp)
 {
 	struct ft_qp *qp = ft_qpidx_find(dev->idx, ibqp->qp_num);
 
+	return qp && qp->ibqp == ibqp ? qp : NULL;
+}
+
+/**
+ * ft_qp_of() - the live entry of @ibqp
+ * @dev: its device
+ * @ibqp: the QP
+ *
+ * Context: RCU read side.
+ * Return: the entry, or NULL if @ibqp has none.
+ */
+static inline struct ft_qp *ft_qp_of(const struct ft_dev *dev,
+				     const struct ib_qp *ibqp)
+{
+	struct ft_qp __rcu **slot = NULL;
+	struct ft_qp *qp;
+
+	if (unlikely(ibqp->qp_num <= 1))
+		slot = ft_port_qp_slot(dev, ibqp->qp_num, ibqp->port);
+	if (!slot)
+		return ft_qp_of_hooked(dev, ibqp);
+	qp = rcu_dereference(*slot);
 	return qp && qp->ibqp == ibqp ? qp : NULL;
 }
 

@@ -4,6 +4,7 @@
 #include <linux/module.h>
 
 #include "bench.h"
+#include "dcb.h"
 #include "dev.h"
 #include "events.h"
 #include "hook.h"
@@ -61,12 +62,18 @@ static int __init ft_init(void)
 	err = ft_pfc_init();
 	if (err)
 		goto err_hook_exit;
-	err = ft_dev_init();
+	/* listening for DCB changes, which it checks devices' ports against */
+	err = ft_dcb_init();
 	if (err)
 		goto err_pfc_exit;
+	err = ft_dev_init();
+	if (err)
+		goto err_dcb_exit;
 	ft_bench_init();
 	return 0;
 
+err_dcb_exit:
+	ft_dcb_exit();
 err_pfc_exit:
 	ft_pfc_exit();
 err_hook_exit:
@@ -88,6 +95,7 @@ static void __exit ft_exit(void)
 {
 	ft_bench_exit();
 	ft_dev_exit();
+	ft_dcb_exit();
 	ft_pfc_exit();
 	ft_hook_exit();
 	ft_events_exit();

@@ -155,7 +155,6 @@ struct ft_dev *ft_nl_req_dev(struct nlattr **tb, int a_index, int a_name,
  * @net: the reader's network namespace
  * @a_name: the attribute for the netdev's name
  * @a_ifindex: the attribute for its ifindex
- * @dcb: if not NULL, what the netdev offers for DCB (enum fabtrace_dcb_state)
  *
  * Only a reader in the netdev's namespace gets them: an ifindex means
  * nothing elsewhere, and a name would tell of another namespace.
@@ -163,23 +162,14 @@ struct ft_dev *ft_nl_req_dev(struct nlattr **tb, int a_index, int a_name,
  * Return: 0 or -EMSGSIZE.
  */
 int ft_nl_put_netdev(struct sk_buff *skb, struct ib_device *ibdev, u32 port,
-		     const struct net *net, int a_name, int a_ifindex, u32 *dcb)
+		     const struct net *net, int a_name, int a_ifindex)
 {
 	struct net_device *ndev;
 	int err = 0;
 
-	if (dcb)
-		*dcb = FABTRACE_DCB_STATE_NO_NETDEV;
 	ndev = ft_port_netdev(ibdev, port);
 	if (!ndev)
 		return 0;
-	if (dcb) {
-		*dcb = FABTRACE_DCB_STATE_UNSUPPORTED;
-#if IS_ENABLED(CONFIG_DCB)
-		if (ndev->dcbnl_ops)
-			*dcb = FABTRACE_DCB_STATE_NOT_APPLIED;
-#endif
-	}
 	if (net_eq(dev_net(ndev), net))
 		err = nla_put_string(skb, a_name, ndev->name) ||
 		      nla_put_u32(skb, a_ifindex, ndev->ifindex);

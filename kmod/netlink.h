@@ -22,4 +22,10 @@ struct ft_dev;
 int ft_nl_storm(struct ft_dev *dev, u32 kind, u32 port, u32 prio,
 		u64 duration, u32 qps);
 
+struct ft_port_policy;
+struct ft_dcb_hw;
+
+int ft_nl_policy_drift(struct ft_dev *dev, u32 port, const struct ft_port_policy *p,
+		       const struct ft_dcb_hw *hw);
+
 #endif /* _FABTRACE_NETLINK_H */

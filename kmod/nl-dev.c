@@ -33,7 +33,7 @@ static int put_port(struct sk_buff *skb, struct ib_device *ibdev, u32 port,
 		goto err_cancel;
 
 	if (ft_nl_put_netdev(skb, ibdev, port, net, FABTRACE_A_PORT_NETDEV_NAME,
-			     FABTRACE_A_PORT_NETDEV_IFINDEX, NULL))
+			     FABTRACE_A_PORT_NETDEV_IFINDEX))
 		goto err_cancel;
 	nla_nest_end(skb, nest);
 	return 0;

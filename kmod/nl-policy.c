@@ -2,9 +2,11 @@
 /* Netlink: the PFC/ECN policy of each port (policy-get do and dump, policy-set). */
 
 #include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 #include <net/genetlink.h>
 #include <rdma/ib_verbs.h>
 
+#include "dcb.h"
 #include "dev.h"
 #include "fabtrace-nl-gen.h"
 #include "netlink.h"
@@ -38,16 +40,26 @@ static int put_config(struct sk_buff *skb, int type, const struct ft_port_policy
 	return 0;
 }
 
-/* The port's netdev, and what it offers the hardware part. */
-static int put_netdev(struct sk_buff *skb, struct ib_device *ibdev, u32 port,
-		      const struct net *net)
+/* What the hardware reports, and how the last push ended (@err, @op). */
+static int put_hw(struct sk_buff *skb, int type, const struct ft_dcb_hw *hw,
+		  int err, const char *op)
 {
-	u32 dcb;
+	struct nlattr *nest;
 
-	if (ft_nl_put_netdev(skb, ibdev, port, net, FABTRACE_A_POLICY_NETDEV_NAME,
-			     FABTRACE_A_POLICY_NETDEV_IFINDEX, &dcb) ||
-	    nla_put_u32(skb, FABTRACE_A_POLICY_DCB, dcb))
+	nest = nla_nest_start(skb, type);
+	if (!nest)
 		return -EMSGSIZE;
+	if (nla_put_u32(skb, FABTRACE_A_POLICY_HW_PFC, hw->pfc) ||
+	    nla_put_u32(skb, FABTRACE_A_POLICY_HW_PFC_CAP, hw->pfc_cap) ||
+	    nla_put(skb, FABTRACE_A_POLICY_HW_DSCP_PRIO, sizeof(hw->dscp), hw->dscp) ||
+	    (hw->has_trust && hw->trust != FT_DCB_TRUST_OTHER &&
+	     nla_put_u32(skb, FABTRACE_A_POLICY_HW_TRUST, hw->trust)) ||
+	    (err && (nla_put_u32(skb, FABTRACE_A_POLICY_HW_ERROR, -err) ||
+		     nla_put_string(skb, FABTRACE_A_POLICY_HW_ERROR_OP, op)))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
 	return 0;
 }
 
@@ -56,10 +68,12 @@ static int policy_fill(struct sk_buff *skb, struct ft_dev *dev, u32 port,
 {
 	char name[IB_DEVICE_NAME_MAX];
 	struct ft_port_policy p;
+	struct ft_dcb_snap dcb;
 	void *hdr;
 
 	ft_nl_dev_name(dev, name);
 	ft_policy_read(dev, port, &p);
+	ft_dcb_snap(dev, port, &dcb);
 	hdr = genlmsg_put(skb, portid, seq, &fabtrace_nl_family, flags,
 			  FABTRACE_CMD_POLICY_GET);
 	if (!hdr)
@@ -68,7 +82,11 @@ static int policy_fill(struct sk_buff *skb, struct ft_dev *dev, u32 port,
 	    nla_put_string(skb, FABTRACE_A_POLICY_DEV_NAME, name) ||
 	    nla_put_u32(skb, FABTRACE_A_POLICY_PORT, port) ||
 	    put_config(skb, FABTRACE_A_POLICY_CONFIG, &p) ||
-	    put_netdev(skb, dev->ibdev, port, net)) {
+	    ft_nl_put_netdev(skb, dev->ibdev, port, net, FABTRACE_A_POLICY_NETDEV_NAME,
+			     FABTRACE_A_POLICY_NETDEV_IFINDEX) ||
+	    nla_put_u32(skb, FABTRACE_A_POLICY_DCB, dcb.state) ||
+	    (dcb.have_hw &&
+	     put_hw(skb, FABTRACE_A_POLICY_HW, &dcb.hw, dcb.err, dcb.err_op))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -269,8 +287,39 @@ int fabtrace_nl_policy_set_doit(struct sk_buff *skb, struct genl_info *info)
 		return PTR_ERR(req.dev);
 	err = ft_nl_req_port(req.dev, attrs[FABTRACE_A_POLICY_PORT], &req.port,
 			     info->extack);
+	if (err)
+		goto out_put;
+	/* the push follows the change it pushes, before the next change */
+	rtnl_lock();
+	err = ft_policy_edit(req.dev, req.port, &edit);
 	if (!err)
-		err = ft_policy_edit(req.dev, req.port, &edit);
+		err = ft_dcb_apply(req.dev, req.port, info->extack);
+	rtnl_unlock();
+out_put:
 	ft_dev_put(req.dev);
 	return err;
+}
+
+/* --- policy-drift ---------------------------------------------------------- */
+
+/* The hardware of @port no longer reports its policy @p, or again does. */
+int ft_nl_policy_drift(struct ft_dev *dev, u32 port, const struct ft_port_policy *p,
+		       const struct ft_dcb_hw *hw)
+{
+	char name[IB_DEVICE_NAME_MAX];
+	struct sk_buff *skb;
+
+	skb = ft_nl_event_new(FABTRACE_EVENT_KIND_POLICY_DRIFT, ktime_get_ns());
+	if (IS_ERR_OR_NULL(skb))
+		return PTR_ERR_OR_ZERO(skb);
+	ft_nl_dev_name(dev, name);
+	if (nla_put_u32(skb, FABTRACE_A_EVENT_DEV_INDEX, dev->index) ||
+	    nla_put_string(skb, FABTRACE_A_EVENT_DEV_NAME, name) ||
+	    nla_put_u32(skb, FABTRACE_A_EVENT_PORT, port) ||
+	    put_config(skb, FABTRACE_A_EVENT_POLICY_NEW, p) ||
+	    put_hw(skb, FABTRACE_A_EVENT_HW, hw, 0, NULL)) {
+		nlmsg_free(skb);
+		return -EMSGSIZE;
+	}
+	return ft_nl_event_send(skb);
 }

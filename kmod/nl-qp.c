@@ -234,7 +234,7 @@ static u32 dump_generation(void)
 
 struct ft_qp_dump_ctx {
 	u32 dev_index;
-	u32 qpn;		/* next live QP number to look at */
+	u32 qpn;		/* next live entry's key to look at (ft_qp_next()) */
 	u32 retired;		/* destroyed entries already dumped */
 	u8 phase;		/* 0: live, 1: destroyed */
 };
@@ -246,7 +246,7 @@ static int qp_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 	u32 portid = NETLINK_CB(cb->skb).portid, seq = cb->nlh->nlmsg_seq;
 	char name[IB_DEVICE_NAME_MAX];
 	struct ft_qp *qp;
-	u32 n = 0, qpn;
+	u32 n = 0, key;
 	int err = 0;
 
 	ft_nl_dev_name(dev, name);
@@ -254,22 +254,14 @@ static int qp_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 	if (ctx->phase == 0) {
 		if (ctx->qpn < f->qpn_min)
 			ctx->qpn = f->qpn_min;
-		for (qpn = ctx->qpn; qpn <= f->qpn_max; qpn++) {
-			const struct ft_leaf *leaf;
-
-			leaf = rcu_dereference(dev->idx->root[qpn >> FT_LEAF_BITS]);
-			if (leaf == &ft_leaf_none) {
-				qpn |= FT_LEAF_SIZE - 1;	/* skip the range */
-				continue;
-			}
-			qp = rcu_dereference(leaf->slot[qpn & (FT_LEAF_SIZE - 1)]);
-			if (!qp || !qp_match(dev, qp, f))
+		for (key = ctx->qpn; (qp = ft_qp_next(dev, &key, f->qpn_max)); key++) {
+			if (!qp_match(dev, qp, f))
 				continue;
 			err = qp_fill(skb, dev, qp, name, f->ns, portid, seq, cb);
 			if (err)
 				break;
 		}
-		ctx->qpn = qpn;
+		ctx->qpn = key;
 		if (err)
 			goto out;
 		ctx->phase = 1;
@@ -372,21 +364,12 @@ static void reset_one(struct ft_dev *dev, struct ft_qp *qp)
 static void reset_dev(struct ft_dev *dev, const u32 *qpn)
 {
 	struct ft_qp *qp;
-	u32 i;
+	u32 key;
 
 	rcu_read_lock();
-	for (i = qpn ? *qpn : 0; i <= (qpn ? *qpn : 0xffffff); i++) {
-		const struct ft_leaf *leaf;
-
-		leaf = rcu_dereference(dev->idx->root[i >> FT_LEAF_BITS]);
-		if (leaf == &ft_leaf_none) {
-			i |= FT_LEAF_SIZE - 1;
-			continue;
-		}
-		qp = rcu_dereference(leaf->slot[i & (FT_LEAF_SIZE - 1)]);
-		if (qp)
+	for (key = qpn ? *qpn : 0; (qp = ft_qp_next(dev, &key, qpn ? *qpn : 0xffffff)); key++)
+		if (!qpn || qp->qpn == *qpn)
 			reset_one(dev, qp);
-	}
 	for (qp = ft_retired_first(dev); qp; qp = ft_retired_next(qp))
 		if (!qpn || qp->qpn == *qpn)
 			reset_one(dev, qp);

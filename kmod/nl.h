@@ -20,7 +20,7 @@ struct ft_dev *ft_nl_req_dev(struct nlattr **tb, int a_index, int a_name,
 void ft_nl_dev_name(struct ft_dev *dev, char *name);
 struct ib_device;
 int ft_nl_put_netdev(struct sk_buff *skb, struct ib_device *ibdev, u32 port,
-		     const struct net *net, int a_name, int a_ifindex, u32 *dcb);
+		     const struct net *net, int a_name, int a_ifindex);
 
 /* A get of one port's object: its attributes, and how to fill a message. */
 struct ft_nl_port_get {

@@ -129,6 +129,66 @@ static struct packet_type pfc_pt = {
 	.func = pfc_rcv,
 };
 
+#ifdef CONFIG_FABTRACE_BENCH
+/*
+ * make bench: @n PFC frames (XOFF for priority 0, 1 quantum) through the
+ * frame handler of @dev's first port with a netdev, in softirq context as
+ * a NIC's would come; their time in *@ns.  They count as received.
+ */
+int ft_pfc_bench(struct ft_dev *dev, u64 n, u64 *ns)
+{
+	struct net_device *ndev = NULL;
+	struct ethhdr *eth;
+	struct sk_buff *skb;
+	__be16 *pl;
+	u64 i = 0, t0;
+	u32 p;
+
+	rtnl_lock();
+	for (p = 0; p < dev->pfc->nports && !ndev; p++) {
+		ndev = dev->pfc->port[p].netdev;
+		if (ndev)
+			dev_hold(ndev);
+	}
+	rtnl_unlock();
+	if (!ndev)
+		return -ENODEV;
+	skb = alloc_skb(FT_PAUSE_FRAME_LEN, GFP_KERNEL);
+	if (!skb) {
+		dev_put(ndev);
+		return -ENOMEM;
+	}
+	eth = skb_put_zero(skb, FT_PAUSE_FRAME_LEN);
+	ether_addr_copy(eth->h_dest, pfc_addr);
+	eth->h_proto = htons(ETH_P_PAUSE);
+	pl = (__be16 *)(eth + 1);
+	pl[0] = htons(FT_PFC_OPC);
+	pl[1] = htons(1);		/* class-enable vector: priority 0 */
+	pl[2] = htons(1);		/* its quanta */
+	skb_reset_mac_header(skb);
+	skb_pull(skb, ETH_HLEN);
+	skb->dev = ndev;
+	skb->protocol = htons(ETH_P_PAUSE);
+
+	t0 = ktime_get_ns();
+	while (i < n) {
+		u64 end = min(n, i + 4096);
+
+		local_bh_disable();
+		rcu_read_lock();
+		for (; i < end; i++)
+			pfc_rcv(skb_get(skb), ndev, &pfc_pt, ndev);
+		rcu_read_unlock();
+		local_bh_enable();
+		cond_resched();
+	}
+	*ns = ktime_get_ns() - t0;
+	kfree_skb(skb);
+	dev_put(ndev);
+	return 0;
+}
+#endif /* CONFIG_FABTRACE_BENCH */
+
 /* --- QPs' share of the pauses --------------------------------------------- */
 
 /*

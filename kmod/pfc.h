@@ -63,6 +63,9 @@ void ft_pfc_qp_move(const struct ft_dev *dev, struct ft_qp *qp, u32 old_port);
 void ft_pfc_qp_freeze(const struct ft_dev *dev, struct ft_qp *qp);
 void ft_pfc_qp_reset(const struct ft_dev *dev, struct ft_qp *qp);
 u32 ft_pfc_qp_paused_us(struct ft_dev *dev, const struct ft_qp *qp);
+#ifdef CONFIG_FABTRACE_BENCH
+int ft_pfc_bench(struct ft_dev *dev, u64 n, u64 *ns);
+#endif
 void ft_pfc_policy_changed(const struct ft_dev *dev, u32 port,
 			   const struct ft_port_policy *old,
 			   const struct ft_port_policy *new);

@@ -46,16 +46,19 @@ unsigned int ft_qp_entry_size(void)
 }
 
 /*
- * Caller holds dev->lock.  A missing leaf is taken from @spare, which the
- * caller allocated before locking (NULL: do not add one).  Leaves are never
- * freed before the device.
+ * The slot of QP @qpn of @port.  Caller holds dev->lock.  A missing leaf is
+ * taken from @spare, which the caller allocated before locking (NULL: do
+ * not add one).  Leaves are never freed before the device.
  */
-static struct ft_qp __rcu **slot_of(struct ft_dev *dev, u32 qpn,
+static struct ft_qp __rcu **slot_of(struct ft_dev *dev, u32 qpn, u32 port,
 				    struct ft_leaf **spare)
 {
+	struct ft_qp __rcu **slot = ft_port_qp_slot(dev, qpn, port);
 	struct ft_leaf *leaf;
 	u32 hi = (qpn >> FT_LEAF_BITS) & (FT_ROOT_SIZE - 1);
 
+	if (slot)
+		return slot;
 	leaf = rcu_dereference_protected(dev->idx->root[hi],
 					 lockdep_is_held(&dev->lock));
 	if (leaf == &ft_leaf_none) {
@@ -237,7 +240,7 @@ static bool qp_insert(struct ft_dev *dev, struct ft_qp *qp, gfp_t gfp)
 		spare = kzalloc(sizeof(*spare), gfp | __GFP_NOWARN);
 
 	spin_lock(&dev->lock);
-	slot = slot_of(dev, qp->qpn, &spare);
+	slot = slot_of(dev, qp->qpn, qp->port, &spare);
 	if (!slot) {
 		atomic64_inc(&ft_qp_stats.alloc_fail);
 		goto out_unlock;
@@ -299,7 +302,7 @@ void ft_qp_destroyed(struct ft_dev *dev, struct ib_qp *ibqp)
 	struct ft_qp *qp = NULL;
 
 	spin_lock(&dev->lock);
-	slot = slot_of(dev, ibqp->qp_num, NULL);
+	slot = slot_of(dev, ibqp->qp_num, ibqp->port, NULL);
 	if (slot) {
 		qp = rcu_dereference_protected(*slot,
 					       lockdep_is_held(&dev->lock));
@@ -501,6 +504,45 @@ again:
 }
 
 /**
+ * ft_qp_next() - the first live entry of @dev at key *@key or after it
+ * @dev: the device
+ * @key: where to look from; set to the key of the entry found
+ * @qpn_max: the last QP number of the index to look at
+ *
+ * Keys are QP numbers in the index, then FT_KEY_PORTS + i for the QP0
+ * and QP1 of ports after the first (ft_dev.port_qps[i]).
+ * Context: RCU read side.
+ * Return: the entry, or NULL (*@key is then past the last key).
+ */
+struct ft_qp *ft_qp_next(const struct ft_dev *dev, u32 *key, u32 qpn_max)
+{
+	const struct ft_leaf *leaf;
+	struct ft_qp *qp;
+	u32 k = *key;
+
+	for (; k <= qpn_max && k < FT_KEY_PORTS; k++) {
+		leaf = rcu_dereference(dev->idx->root[k >> FT_LEAF_BITS]);
+		if (leaf == &ft_leaf_none) {
+			k |= FT_LEAF_SIZE - 1;		/* skip the range */
+			continue;
+		}
+		qp = rcu_dereference(leaf->slot[k & (FT_LEAF_SIZE - 1)]);
+		if (qp)
+			goto found;
+	}
+	for (k = max(k, FT_KEY_PORTS); k - FT_KEY_PORTS < dev->nr_port_qps; k++) {
+		qp = rcu_dereference(dev->port_qps[k - FT_KEY_PORTS]);
+		if (qp && qp->qpn <= qpn_max)
+			goto found;
+	}
+	*key = k;
+	return NULL;
+found:
+	*key = k;
+	return qp;
+}
+
+/**
  * ft_qp_walk() - call @fn for every live entry of @dev
  * @dev: the device
  * @fn: the function, which must not sleep
@@ -512,21 +554,12 @@ void ft_qp_walk(const struct ft_dev *dev,
 		void (*fn)(const struct ft_dev *dev, struct ft_qp *qp, void *arg),
 		void *arg)
 {
-	const struct ft_leaf *leaf;
 	struct ft_qp *qp;
-	unsigned int i, j;
+	u32 key;
 
 	rcu_read_lock();
-	for (i = 0; i < FT_ROOT_SIZE; i++) {
-		leaf = rcu_dereference(dev->idx->root[i]);
-		if (leaf == &ft_leaf_none)
-			continue;
-		for (j = 0; j < FT_LEAF_SIZE; j++) {
-			qp = rcu_dereference(leaf->slot[j]);
-			if (qp)
-				fn(dev, qp, arg);
-		}
-	}
+	for (key = 0; (qp = ft_qp_next(dev, &key, FT_KEY_PORTS - 1)); key++)
+		fn(dev, qp, arg);
 	rcu_read_unlock();
 }
 
@@ -543,6 +576,11 @@ void ft_qp_free_all(struct ft_dev *dev)
 	for (qp = rcu_dereference_protected(dev->retired, true); qp; qp = next) {
 		next = rcu_dereference_protected(qp->next_retired, true);
 		retired_free(qp);
+	}
+	for (i = 0; i < dev->nr_port_qps; i++) {
+		qp = rcu_dereference_protected(dev->port_qps[i], true);
+		if (qp)
+			qp_free(qp);
 	}
 	for (i = 0; i < FT_ROOT_SIZE; i++) {
 		leaf = rcu_dereference_protected(dev->idx->root[i], true);

@@ -36,6 +36,7 @@ void ft_qp_retain_changed(void);
 bool ft_qp_congested(const struct ft_qp *qp);
 struct pid_namespace;
 bool ft_qp_visible(const struct ft_qp *qp, struct pid_namespace *ns);
+struct ft_qp *ft_qp_next(const struct ft_dev *dev, u32 *key, u32 qpn_max);
 void ft_qp_walk(const struct ft_dev *dev,
 		void (*fn)(const struct ft_dev *dev, struct ft_qp *qp, void *arg),
 		void *arg);

@@ -50,7 +50,7 @@ static __always_inline void tap_hdrs(struct ft_dev *dev,
 	this_cpu_inc(pc->pkts[dir][(unsigned long)pkt.slot]);
 
 	if (dir == FT_TX)
-		qp = ft_qp_of(dev, ibqp);
+		qp = ft_qp_of_hooked(dev, ibqp);
 	else
 		qp = ft_qpidx_find(dev->idx, pkt.qpn);
 	if (unlikely(!qp)) {

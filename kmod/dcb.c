@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The hardware part of a port's policy: pushed through DCBNL, read back, watched for drift. */
+
+#include <linux/netdevice.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <net/dcbnl.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/sock.h>
+#include <uapi/linux/fabtrace.h>
+
+#include "compat.h"
+#include "dcb.h"
+#include "dev.h"
+#include "netlink.h"
+
+/*
+ * One port's hardware state: not-applied until a policy-set pushes to it,
+ * then applied, drift or failed.  Everything here changes under the RTNL,
+ * which the DCBNL operations need anyway.
+ */
+struct ft_dcb_port {
+	u8 state;			/* enum fabtrace_dcb_state */
+	int err;
+	const char *err_op;
+	struct ft_dcb_hw hw;		/* read after the push or the last change */
+};
+
+struct ft_dcb {
+	u32 nports;
+	struct ft_dcb_port port[];
+};
+
+/* What a push or read failed on, and the extack that says so. */
+enum dcb_op {
+	OP_GETPFC,
+	OP_SETPFC,
+	OP_SETAPP,
+	OP_DELAPP,
+	OP_APPTRUST,
+	OP_READBACK,
+};
+
+#define SOFT_STANDS	"; the software policy is set (dcb failed)"
+
+static const struct {
+	const char *name;
+	const char *msg;
+} op_txt[] = {
+	[OP_GETPFC] = { "ieee_getpfc", "DCBNL ieee_getpfc failed" SOFT_STANDS },
+	[OP_SETPFC] = { "ieee_setpfc", "DCBNL ieee_setpfc failed" SOFT_STANDS },
+	[OP_SETAPP] = { "ieee_setapp", "DCBNL ieee_setapp failed" SOFT_STANDS },
+	[OP_DELAPP] = { "ieee_delapp", "DCBNL ieee_delapp failed" SOFT_STANDS },
+	[OP_APPTRUST] = { "dcbnl_setapptrust", "DCBNL dcbnl_setapptrust failed" SOFT_STANDS },
+	[OP_READBACK] = { "read-back",
+			  "the driver accepted the push but reports other values" SOFT_STANDS },
+};
+
+static const struct dcbnl_rtnl_ops *dcb_ops(const struct net_device *ndev)
+{
+#if IS_ENABLED(CONFIG_DCB)
+	return ndev->dcbnl_ops;
+#else
+	return NULL;
+#endif
+}
+
+int ft_dcb_dev_add(struct ft_dev *dev)
+{
+	u32 p, nports = rdma_end_port(dev->ibdev) + 1;
+	struct ft_dcb *dcb;
+
+	dcb = kvzalloc(struct_size(dcb, port, nports), GFP_KERNEL);
+	if (!dcb)
+		return -ENOMEM;
+	dcb->nports = nports;
+	for (p = 0; p < nports; p++)
+		dcb->port[p].state = FABTRACE_DCB_STATE_NOT_APPLIED;
+	dev->dcb = dcb;
+	return 0;
+}
+
+void ft_dcb_dev_free(struct ft_dev *dev)
+{
+	kvfree(dev->dcb);
+}
+
+/* --- the hardware's view -------------------------------------------------- */
+
+static int app_set(struct net_device *ndev, struct dcb_app *app)
+{
+	const struct dcbnl_rtnl_ops *ops = dcb_ops(ndev);
+
+	/* as dcbnl does: a driver without the op keeps the kernel's table */
+	return ops->ieee_setapp ? ops->ieee_setapp(ndev, app) : dcb_ieee_setapp(ndev, app);
+}
+
+static int app_del(struct net_device *ndev, struct dcb_app *app)
+{
+	const struct dcbnl_rtnl_ops *ops = dcb_ops(ndev);
+
+	return ops->ieee_delapp ? ops->ieee_delapp(ndev, app) : dcb_ieee_delapp(ndev, app);
+}
+
+#ifdef FT_HAVE_APPTRUST
+/* The selectors trusted for a policy's trust, most trusted first. */
+static int trust_selectors(u8 trust, u8 *sel)
+{
+	if (trust == FABTRACE_TRUST_DSCP) {
+		sel[0] = IEEE_8021QAZ_APP_SEL_DSCP;
+		sel[1] = DCB_APP_SEL_PCP;
+		return 2;
+	}
+	sel[0] = DCB_APP_SEL_PCP;
+	return 1;
+}
+#endif
+
+/* Read what @ndev reports.  Context: RTNL. */
+static int read_hw(struct net_device *ndev, struct ft_dcb_hw *hw,
+		   enum dcb_op *op)
+{
+	const struct dcbnl_rtnl_ops *ops = dcb_ops(ndev);
+	struct dcb_ieee_app_dscp_map map;
+	struct ieee_pfc pfc = {};
+	int err;
+
+	memset(hw, 0, sizeof(*hw));
+	*op = OP_GETPFC;
+	if (!ops->ieee_getpfc)
+		return -EOPNOTSUPP;
+	err = ops->ieee_getpfc(ndev, &pfc);
+	if (err)
+		return err;
+	hw->pfc = pfc.pfc_en;
+	hw->pfc_cap = pfc.pfc_cap;
+	dcb_ieee_getapp_dscp_prio_mask_map(ndev, &map);
+	BUILD_BUG_ON(sizeof(map.map) != sizeof(hw->dscp));
+	memcpy(hw->dscp, map.map, sizeof(hw->dscp));
+#ifdef FT_HAVE_APPTRUST
+	if (ops->dcbnl_getapptrust) {
+		u8 sel[IEEE_8021QAZ_APP_SEL_MAX + 1], want[2];
+		int n = 0, w;
+
+		err = ops->dcbnl_getapptrust(ndev, sel, &n);
+		if (err)
+			return err;
+		hw->has_trust = 1;
+		hw->trust = FT_DCB_TRUST_OTHER;
+		for (w = FABTRACE_TRUST_PCP; w <= FABTRACE_TRUST_DSCP; w++)
+			if (trust_selectors(w, want) == n && !memcmp(sel, want, n))
+				hw->trust = w;
+	}
+#endif
+	return 0;
+}
+
+static bool hw_matches(const struct ft_dcb_hw *hw, const struct ft_port_policy *p)
+{
+	unsigned int d;
+
+	if (hw->pfc != p->pfc || (hw->has_trust && hw->trust != p->trust))
+		return false;
+	for (d = 0; d < FT_DSCP_MAX; d++)
+		if (hw->dscp[d] != (p->trust == FABTRACE_TRUST_DSCP ? BIT(p->dscp_prio[d]) : 0))
+			return false;
+	return true;
+}
+
+/*
+ * Make @ndev's PFC, DSCP app entries and trust those of @p, touching only
+ * what differs: mlx5 bounces the link when the PFC set changes.  Under
+ * trust pcp a DSCP entry would override the PCP (mlx5 trusts the DSCP as
+ * long as one exists), so there are none.  Context: RTNL.
+ */
+static int push(struct net_device *ndev, const struct ft_port_policy *p,
+		enum dcb_op *op)
+{
+	const struct dcbnl_rtnl_ops *ops = dcb_ops(ndev);
+	struct dcb_app app = { .selector = IEEE_8021QAZ_APP_SEL_DSCP };
+	struct dcb_ieee_app_dscp_map map;
+	struct ieee_pfc pfc = {};
+	unsigned long stale;
+	unsigned int d, prio;
+	u8 want;
+	int err;
+
+	*op = OP_SETPFC;
+	if (!ops->ieee_getpfc || !ops->ieee_setpfc)
+		return -EOPNOTSUPP;
+	*op = OP_GETPFC;
+	err = ops->ieee_getpfc(ndev, &pfc);
+	if (err)
+		return err;
+	if (pfc.pfc_en != p->pfc) {
+		pfc.pfc_en = p->pfc;
+		*op = OP_SETPFC;
+		err = ops->ieee_setpfc(ndev, &pfc);
+		if (err)
+			return err;
+	}
+
+	dcb_ieee_getapp_dscp_prio_mask_map(ndev, &map);
+	for (d = 0; d < FT_DSCP_MAX; d++) {
+		want = p->trust == FABTRACE_TRUST_DSCP ? BIT(p->dscp_prio[d]) : 0;
+		stale = map.map[d] & ~want;
+		app.protocol = d;
+		*op = OP_DELAPP;
+		for_each_set_bit(prio, &stale, FT_PRIO_MAX) {
+			app.priority = prio;
+			err = app_del(ndev, &app);
+			if (err)
+				return err;
+		}
+		if (want & ~map.map[d]) {
+			app.priority = p->dscp_prio[d];
+			*op = OP_SETAPP;
+			err = app_set(ndev, &app);
+			if (err)
+				return err;
+		}
+	}
+
+#ifdef FT_HAVE_APPTRUST
+	if (ops->dcbnl_setapptrust) {
+		u8 sel[2];
+		int n = trust_selectors(p->trust, sel);
+
+		*op = OP_APPTRUST;
+		err = ops->dcbnl_setapptrust(ndev, sel, n);
+		if (err)
+			return err;
+	}
+#endif
+	return 0;
+}
+
+/**
+ * ft_dcb_apply() - push the policy of @port to its netdev's DCBNL operations
+ * @dev: the device
+ * @port: its port
+ * @extack: for the operation that failed
+ *
+ * A port whose netdev has no DCBNL operations has nothing to push: its
+ * policy is software only.  Context: RTNL; process.
+ *
+ * Return: 0, or the driver's error (the port's state is then failed).
+ */
+int ft_dcb_apply(struct ft_dev *dev, u32 port, struct netlink_ext_ack *extack)
+{
+	struct ft_dcb_port *dp = &dev->dcb->port[port];
+	enum dcb_op op, rop;
+	struct ft_port_policy p;
+	struct net_device *ndev;
+	u8 was = dp->state;
+	int err, rerr;
+
+	ASSERT_RTNL();
+	ndev = ft_port_netdev(dev->ibdev, port);
+	if (!ndev)
+		return 0;
+	if (!dcb_ops(ndev)) {
+		err = 0;
+		goto out_put;
+	}
+	ft_policy_read(dev, port, &p);
+	err = push(ndev, &p, &op);
+	/* as dcbnl does after a set: listeners (dcb monitor, us) learn of it */
+	dcbnl_ieee_notify(ndev, RTM_SETDCB, DCB_CMD_IEEE_SET, 0, 0);
+	rerr = read_hw(ndev, &dp->hw, &rop);
+	if (!err && rerr) {
+		err = rerr;
+		op = rop;
+	} else if (!err && !hw_matches(&dp->hw, &p)) {
+		err = -EIO;
+		op = OP_READBACK;
+	}
+	dp->state = err ? FABTRACE_DCB_STATE_FAILED : FABTRACE_DCB_STATE_APPLIED;
+	dp->err = err;
+	dp->err_op = err ? op_txt[op].name : NULL;
+	/* a drift this push ended is told of, as one another tool ends */
+	if (was == FABTRACE_DCB_STATE_DRIFT && !err)
+		ft_nl_count_event(ft_nl_policy_drift(dev, port, &p, &dp->hw));
+	/* NL_SET_ERR_MSG() wants a literal; these are static strings too */
+	if (err && extack)
+		extack->_msg = op_txt[op].msg;
+out_put:
+	dev_put(ndev);
+	return err;
+}
+
+/* A port's state for a reply, what the hardware reports read now. */
+void ft_dcb_snap(struct ft_dev *dev, u32 port, struct ft_dcb_snap *s)
+{
+	const struct ft_dcb_port *dp = &dev->dcb->port[port];
+	enum dcb_op op;
+	struct net_device *ndev;
+
+	memset(s, 0, sizeof(*s));
+	s->state = FABTRACE_DCB_STATE_NO_NETDEV;
+	rtnl_lock();
+	ndev = ft_port_netdev(dev->ibdev, port);
+	if (!ndev)
+		goto out_unlock;
+	s->state = FABTRACE_DCB_STATE_UNSUPPORTED;
+	if (dcb_ops(ndev)) {
+		s->state = dp->state;
+		s->err = dp->err;
+		s->err_op = dp->err_op;
+		s->have_hw = !read_hw(ndev, &s->hw, &op);
+	}
+	dev_put(ndev);
+out_unlock:
+	rtnl_unlock();
+}
+
+/* --- drift: RTNLGRP_DCB tells of every DCB change, fabtrace's too --------- */
+
+/*
+ * Read back every port fabtrace pushed to, and tell of each that stopped
+ * or ceased to match its policy.  Context: process; takes the RTNL.
+ */
+static void recheck(void)
+{
+	enum dcb_op op;
+	struct ft_port_policy p;
+	struct net_device *ndev;
+	struct ft_dcb_hw hw;
+	struct ft_dev *dev;
+	u32 index = 0, port;
+	u8 state;
+
+	while ((dev = ft_dev_get(index, NULL, true))) {
+		rtnl_lock();
+		rdma_for_each_port(dev->ibdev, port) {
+			struct ft_dcb_port *dp = &dev->dcb->port[port];
+			bool tell;
+
+			if (dp->state == FABTRACE_DCB_STATE_NOT_APPLIED)
+				continue;
+			ndev = ft_port_netdev(dev->ibdev, port);
+			if (!ndev)
+				continue;
+			if (!dcb_ops(ndev) || read_hw(ndev, &hw, &op)) {
+				dev_put(ndev);
+				continue;
+			}
+			dev_put(ndev);
+			ft_policy_read(dev, port, &p);
+			if (hw_matches(&hw, &p))
+				state = FABTRACE_DCB_STATE_APPLIED;
+			else if (dp->state == FABTRACE_DCB_STATE_FAILED)
+				state = FABTRACE_DCB_STATE_FAILED;
+			else
+				state = FABTRACE_DCB_STATE_DRIFT;
+			/* a new difference, or the end of one */
+			tell = (state == FABTRACE_DCB_STATE_DRIFT &&
+				(dp->state != state || memcmp(&hw, &dp->hw, sizeof(hw)))) ||
+			       (state == FABTRACE_DCB_STATE_APPLIED &&
+				dp->state == FABTRACE_DCB_STATE_DRIFT);
+			dp->hw = hw;
+			dp->state = state;
+			if (state == FABTRACE_DCB_STATE_APPLIED) {
+				dp->err = 0;
+				dp->err_op = NULL;
+			}
+			if (tell)
+				ft_nl_count_event(ft_nl_policy_drift(dev, port, &p, &hw));
+		}
+		rtnl_unlock();
+		index = dev->index + 1;
+		ft_dev_put(dev);
+	}
+}
+
+/* A listener on RTNLGRP_DCB in each network namespace. */
+struct dcb_net {
+	struct socket *sock;
+	void (*data_ready)(struct sock *sk);	/* the socket's own */
+	struct work_struct work;
+};
+
+static unsigned int dcb_net_id;
+
+/* Context: whoever sent the notification (often under the RTNL). */
+static void dcb_data_ready(struct sock *sk)
+{
+	struct dcb_net *dn;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	dn = sk->sk_user_data;
+	if (dn)
+		queue_work(system_wq, &dn->work);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void dcb_work_fn(struct work_struct *work)
+{
+	struct dcb_net *dn = container_of(work, struct dcb_net, work);
+	struct msghdr msg = {};
+	struct kvec iov;
+	unsigned int i;
+	char buf[16];
+	int n;
+
+	/*
+	 * What changed matters less than that something did: drain the
+	 * messages (truncated), then read the hardware back.  An overrun
+	 * (-ENOBUFS) only means more changes.
+	 */
+	for (i = 0; i < 1024; i++) {
+		iov.iov_base = buf;
+		iov.iov_len = sizeof(buf);
+		n = kernel_recvmsg(dn->sock, &msg, &iov, 1, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0 && n != -ENOBUFS)
+			break;
+	}
+	if (i == 1024)
+		queue_work(system_wq, &dn->work);
+	recheck();
+}
+
+static int __net_init dcb_net_init(struct net *net)
+{
+	struct sockaddr_nl sa = {
+		.nl_family = AF_NETLINK,
+		.nl_groups = 1u << (RTNLGRP_DCB - 1),
+	};
+	struct dcb_net *dn = net_generic(net, dcb_net_id);
+	struct sock *sk;
+	int err;
+
+	INIT_WORK(&dn->work, dcb_work_fn);
+	err = sock_create_kern(net, AF_NETLINK, SOCK_RAW, NETLINK_ROUTE, &dn->sock);
+	if (err)
+		return err;
+	err = kernel_bind(dn->sock, (struct sockaddr *)&sa, sizeof(sa));
+	if (err)
+		goto err_release;
+	sk = dn->sock->sk;
+	write_lock_bh(&sk->sk_callback_lock);
+	dn->data_ready = sk->sk_data_ready;
+	sk->sk_user_data = dn;
+	sk->sk_data_ready = dcb_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+	return 0;
+
+err_release:
+	sock_release(dn->sock);
+	return err;
+}
+
+static void __net_exit dcb_net_exit(struct net *net)
+{
+	struct dcb_net *dn = net_generic(net, dcb_net_id);
+	struct sock *sk = dn->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = dn->data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+	/* nothing queues it now; it may requeue itself, which this waits out */
+	cancel_work_sync(&dn->work);
+	sock_release(dn->sock);
+}
+
+static struct pernet_operations dcb_net_ops = {
+	.init = dcb_net_init,
+	.exit = dcb_net_exit,
+	.id = &dcb_net_id,
+	.size = sizeof(struct dcb_net),
+};
+
+int ft_dcb_init(void)
+{
+	if (!IS_ENABLED(CONFIG_DCB))
+		return 0;
+	return register_pernet_subsys(&dcb_net_ops);
+}
+
+void ft_dcb_exit(void)
+{
+	if (IS_ENABLED(CONFIG_DCB))
+		unregister_pernet_subsys(&dcb_net_ops);
+}

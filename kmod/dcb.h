@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The hardware part of a port's policy: DCBNL pushes, read-backs and drift. */
+#ifndef _FABTRACE_DCB_H
+#define _FABTRACE_DCB_H
+
+#include <linux/types.h>
+
+#include "policy.h"
+
+/* What a port's netdev reports through its DCBNL operations. */
+struct ft_dcb_hw {
+	u8 pfc;				/* bit p: priority p is lossless */
+	u8 pfc_cap;
+	u8 has_trust;			/* the driver has dcbnl_getapptrust */
+	u8 trust;			/* enum fabtrace_trust, or FT_DCB_TRUST_OTHER */
+	u8 dscp[FT_DSCP_MAX];		/* bit p: the app table maps it to p */
+};
+
+/* Trusted selectors that are neither policy's order (none, or others first). */
+#define FT_DCB_TRUST_OTHER	0xff
+
+/* A port's DCB state, for replies. */
+struct ft_dcb_snap {
+	u32 state;			/* enum fabtrace_dcb_state */
+	int err;			/* of the last push: 0 or -errno */
+	const char *err_op;		/* the operation that failed */
+	bool have_hw;
+	struct ft_dcb_hw hw;
+};
+
+struct ft_dev;
+struct netlink_ext_ack;
+
+int ft_dcb_init(void);
+void ft_dcb_exit(void);
+int ft_dcb_dev_add(struct ft_dev *dev);
+void ft_dcb_dev_free(struct ft_dev *dev);
+int ft_dcb_apply(struct ft_dev *dev, u32 port, struct netlink_ext_ack *extack);
+void ft_dcb_snap(struct ft_dev *dev, u32 port, struct ft_dcb_snap *s);
+
+#endif /* _FABTRACE_DCB_H */
