@@ -90,6 +90,7 @@ const struct kw ft_kw_event[] = {
 	{ "misconfigured", FABTRACE_EVENT_KIND_MISCONFIGURED },
 	{ "storm-start", FABTRACE_EVENT_KIND_STORM_START },
 	{ "storm-end", FABTRACE_EVENT_KIND_STORM_END },
+	{ "policy-drift", FABTRACE_EVENT_KIND_POLICY_DRIFT },
 	{ NULL, 0 }
 };
 

@@ -72,6 +72,9 @@ static const struct kw dcb_kw[] = {
 	{ "no-netdev", FABTRACE_DCB_STATE_NO_NETDEV },
 	{ "unsupported", FABTRACE_DCB_STATE_UNSUPPORTED },
 	{ "not-applied", FABTRACE_DCB_STATE_NOT_APPLIED },
+	{ "applied", FABTRACE_DCB_STATE_APPLIED },
+	{ "drift", FABTRACE_DCB_STATE_DRIFT },
+	{ "failed", FABTRACE_DCB_STATE_FAILED },
 	{ NULL, 0 }
 };
 
@@ -178,6 +181,128 @@ static void fmt_cfg_args(char *buf, size_t len, const struct ft_policy_cfg *c,
 		 c->v[CFG(CNP_DSCP)], fmt_wd(wd, sizeof(wd), c));
 }
 
+/* --- the hardware part ------------------------------------------------------ */
+
+/* The app table entries the policy asks for: DSCP d to one priority, or none. */
+static uint8_t hw_want(const struct ft_policy_cfg *c, unsigned int d)
+{
+	return c->v[CFG(TRUST)] == FABTRACE_TRUST_DSCP ? 1u << c->dscp[d] : 0;
+}
+
+/*
+ * An app table as fmt_map() writes a map, "none" if it is empty: entries
+ * apart from DSCP d to d>>3 are "d:p", "d:p+q" (several) or "d:-" (none).
+ */
+static const char *fmt_hw_map(char *buf, size_t len, const uint8_t *prios)
+{
+	size_t n;
+	unsigned int d, p;
+	bool any = false;
+
+	for (d = 0; d < 64; d++)
+		any |= prios[d] != 0;
+	if (!any)
+		return "none";
+	n = snprintf(buf, len, "default");
+	for (d = 0; d < 64 && n < len; d++) {
+		if (prios[d] == 1u << (d >> 3))
+			continue;
+		n += snprintf(buf + n, len - n, ",%u:", d);
+		if (!prios[d] && n < len)
+			n += snprintf(buf + n, len - n, "-");
+		for (p = 0; p < 8 && n < len; p++)
+			if (prios[d] & (1u << p))
+				n += snprintf(buf + n, len - n, "%s%u",
+					      prios[d] & ((1u << p) - 1) ? "+" : "", p);
+	}
+	return buf;
+}
+
+/* " pfc 3 (hw 3,5)": the hardware's values where they differ from @c. */
+static bool print_hw_diff(struct out *o, const struct ft_policy_hw *hw,
+			  const struct ft_policy_cfg *c)
+{
+	char a[512], b[512];
+	uint8_t want[64];
+	unsigned int d;
+	bool differ = false;
+
+	if (hw->pfc != c->v[CFG(PFC)]) {
+		out_text(o, " pfc %s (hw %s)", fmt_prios(a, sizeof(a), c->v[CFG(PFC)]),
+			 fmt_prios(b, sizeof(b), hw->pfc));
+		differ = true;
+	}
+	for (d = 0; d < 64; d++)
+		want[d] = hw_want(c, d);
+	if (memcmp(want, hw->dscp, sizeof(want))) {
+		out_text(o, " app %s (hw %s)", fmt_hw_map(a, sizeof(a), want),
+			 fmt_hw_map(b, sizeof(b), hw->dscp));
+		differ = true;
+	}
+	if (hw->has_trust && hw->trust != c->v[CFG(TRUST)]) {
+		out_text(o, " trust %s (hw %s)",
+			 kw_text(trust_kw, c->v[CFG(TRUST)], a, sizeof(a)),
+			 kw_text(trust_kw, hw->trust, b, sizeof(b)));
+		differ = true;
+	}
+	return differ;
+}
+
+static void print_hw_json(struct out *o, const struct ft_policy_hw *hw)
+{
+	char buf[32];
+	unsigned int d;
+
+	out_obj_begin(o, "hw");
+	print_prios_json(o, "pfc", hw->pfc);
+	out_u64(o, PRINT_JSON, "pfc_cap", NULL, hw->pfc_cap);
+	if (hw->has_trust)
+		out_str(o, PRINT_JSON, "trust", NULL,
+			kw_text(trust_kw, hw->trust, buf, sizeof(buf)));
+	out_arr_begin(o, "dscp_prio");
+	for (d = 0; d < 64; d++)
+		print_prios_json(o, NULL, hw->dscp[d]);
+	out_arr_end(o);
+	if (hw->error) {
+		out_u64(o, PRINT_JSON, "error", NULL, hw->error);
+		out_str(o, PRINT_JSON, "error_op", NULL, hw->error_op);
+	}
+	out_obj_end(o);
+}
+
+/* What the hardware reports, under a policy's own lines (text). */
+static void print_hw_text(struct out *o, const struct ft_policy_hw *hw,
+			  const struct ft_policy_cfg *c)
+{
+	char pfc[32], trust[32], map[512];
+
+	out_text(o, "    hw pfc %s pfc-cap %u", fmt_prios(pfc, sizeof(pfc), hw->pfc),
+		 hw->pfc_cap);
+	if (hw->has_trust)
+		out_text(o, " trust %s", kw_text(trust_kw, hw->trust, trust, sizeof(trust)));
+	out_text(o, " app %s\n", fmt_hw_map(map, sizeof(map), hw->dscp));
+	if (hw->error)
+		out_text(o, "    hw error: %s: %s\n", hw->error_op, strerror((int)hw->error));
+	out_text(o, "    hw differs:");
+	if (!print_hw_diff(o, hw, c))
+		out_text(o, " no");
+	out_text(o, "\n");
+}
+
+/* A policy-drift's fields: where the hardware differs, or that it does not. */
+void print_policy_drift(struct out *o, const struct ft_policy_hw *hw,
+			const struct ft_policy_cfg *c)
+{
+	if (out_is_json(o)) {
+		out_obj_begin(o, "policy");
+		print_cfg_json(o, c);
+		out_obj_end(o);
+		print_hw_json(o, hw);
+		return;
+	}
+	if (!print_hw_diff(o, hw, c))
+		out_text(o, " hw matches the policy again");
+}
 
 static void print_policy(struct out *o, const struct ft_policy_rec *r, bool all_map)
 {
@@ -195,6 +320,8 @@ static void print_policy(struct out *o, const struct ft_policy_rec *r, bool all_
 	out_str(o, PRINT_ANY, "dcb", " dcb %s", kw_text(dcb_kw, r->dcb, buf, sizeof(buf)));
 	if (out_is_json(o)) {
 		print_cfg_json(o, c);
+		if (r->hw.present)
+			print_hw_json(o, &r->hw);
 	} else {
 		out_text(o, "\n    trust %s pfc %s ecn %s cnp %s cnp-interval %u cnp-dscp %u\n",
 			 kw_text(trust_kw, c->v[CFG(TRUST)], buf, sizeof(buf)),
@@ -206,6 +333,8 @@ static void print_policy(struct out *o, const struct ft_policy_rec *r, bool all_
 			 fmt_wd(wd, sizeof(wd), c),
 			 kw_text(wd_action_kw, c->v[CFG(WD_ACTION)], buf, sizeof(buf)),
 			 fmt_map(map, sizeof(map), c->dscp, all_map));
+		if (r->hw.present)
+			print_hw_text(o, &r->hw, c);
 	}
 	out_obj_end(o);
 }

@@ -322,7 +322,8 @@ static bool kind_has_count(uint32_t kind)
 	       kind != FABTRACE_EVENT_KIND_POLICY_CHANGE &&
 	       kind != FABTRACE_EVENT_KIND_MISCONFIGURED &&
 	       kind != FABTRACE_EVENT_KIND_STORM_START &&
-	       kind != FABTRACE_EVENT_KIND_STORM_END;
+	       kind != FABTRACE_EVENT_KIND_STORM_END &&
+	       kind != FABTRACE_EVENT_KIND_POLICY_DRIFT;
 }
 
 static void print_event_json(struct out *o, const struct ft_event_rec *e)
@@ -361,7 +362,9 @@ static void print_event_json(struct out *o, const struct ft_event_rec *e)
 		print_cong(o, "", &e->cong);
 	if (e->have & FT_EV_HAVE_PORT)
 		out_u64(o, PRINT_JSON, "port", NULL, e->port);
-	if (e->have & FT_EV_HAVE_POLICY)
+	if (e->kind == FABTRACE_EVENT_KIND_POLICY_DRIFT)
+		print_policy_drift(o, &e->hw, &e->new);
+	else if (e->have & FT_EV_HAVE_POLICY)
 		print_policy_change(o, &e->old, &e->new);
 	if (e->have & FT_EV_HAVE_STORM) {
 		out_u64(o, PRINT_JSON, "prio", NULL, e->prio);
@@ -394,7 +397,9 @@ void print_event(struct out *o, const struct ft_event_rec *e)
 	if (e->have & FT_EV_HAVE_PORT)
 		fprintf(fp, " port %u", e->port);
 	fprintf(fp, " %s", kw_text(ft_kw_event, e->kind, buf, sizeof(buf)));
-	if (e->have & FT_EV_HAVE_POLICY)
+	if (e->kind == FABTRACE_EVENT_KIND_POLICY_DRIFT)
+		print_policy_drift(o, &e->hw, &e->new);
+	else if (e->have & FT_EV_HAVE_POLICY)
 		print_policy_change(o, &e->old, &e->new);
 	if (e->have & FT_EV_HAVE_STORM)
 		fprintf(fp, " prio %u duration %llu ms qps %u", e->prio,

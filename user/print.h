@@ -36,6 +36,11 @@ void print_stats(struct out *o, const struct ft_stats_rec *r);
 void print_policy_change(struct out *o, const struct ft_policy_cfg *old,
 			 const struct ft_policy_cfg *new);
 
+/* A policy-drift's fields: where the hardware (@hw) differs from @c. */
+struct ft_policy_hw;
+void print_policy_drift(struct out *o, const struct ft_policy_hw *hw,
+			const struct ft_policy_cfg *c);
+
 /* One event: a JSON line or one text line. */
 void print_event(struct out *o, const struct ft_event_rec *e);
 

@@ -62,6 +62,8 @@ int qp_keyv_cmp(const struct qp_key *a, const struct qp_key *b)
 		return a->dev_index < b->dev_index ? -1 : 1;
 	if (a->qpn != b->qpn)
 		return a->qpn < b->qpn ? -1 : 1;
+	if (a->port != b->port)
+		return a->port < b->port ? -1 : 1;
 	if (a->create_time != b->create_time)
 		return a->create_time < b->create_time ? -1 : 1;
 	return 0;
@@ -79,11 +81,19 @@ static uint64_t ctime_gap(uint64_t a, uint64_t b)
 	return a > b ? a - b : b - a;
 }
 
-/* Before (device, QP number) of @k, whatever the creation time. */
+/* Before (device, QP number, port) of @k, whatever the creation time. */
 static bool before(const struct qp_key *a, const struct qp_key *k)
 {
-	return a->dev_index < k->dev_index ||
-	       (a->dev_index == k->dev_index && a->qpn < k->qpn);
+	if (a->dev_index != k->dev_index)
+		return a->dev_index < k->dev_index;
+	if (a->qpn != k->qpn)
+		return a->qpn < k->qpn;
+	return a->port < k->port;
+}
+
+static bool same_qp(const struct qp_key *a, const struct qp_key *k)
+{
+	return a->dev_index == k->dev_index && a->qpn == k->qpn && a->port == k->port;
 }
 
 /*
@@ -109,7 +119,7 @@ const struct ft_qp_rec *qp_rec_find(struct ft_qp_rec *const *v, size_t n,
 	}
 	for (i = lo; i < n; i++) {
 		e = qp_key_of(v[i]);
-		if (e.dev_index != k.dev_index || e.qpn != k.qpn)
+		if (!same_qp(&e, &k))
 			break;
 		gap = ctime_gap(e.create_time, k.create_time);
 		if (gap <= FT_CTIME_SLACK_NS && (!best || gap < best_gap)) {
@@ -122,7 +132,8 @@ const struct ft_qp_rec *qp_rec_find(struct ft_qp_rec *const *v, size_t n,
 
 static size_t keyset_hash(const struct qp_key *k, size_t mask)
 {
-	uint64_t h = ((uint64_t)k->dev_index << 32 | k->qpn) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = ((uint64_t)k->dev_index << 32 | k->qpn | (uint64_t)k->port << 24) *
+		     0x9e3779b97f4a7c15ull;
 
 	return (size_t)(h >> 32) & mask;
 }
@@ -145,7 +156,7 @@ bool qp_keyset_add(struct qp_keyset *s, const struct qp_key *k)
 		for (i = keyset_hash(k, s->cap - 1); s->slot[i].used; i = (i + 1) & (s->cap - 1)) {
 			const struct qp_key *e = &s->slot[i].k;
 
-			if (e->dev_index == k->dev_index && e->qpn == k->qpn &&
+			if (same_qp(e, k) &&
 			    ctime_gap(e->create_time, k->create_time) <= FT_CTIME_SLACK_NS)
 				return false;
 		}

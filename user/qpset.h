@@ -58,17 +58,23 @@ void qpset_sort(struct qpset *s, enum qp_sort key, size_t limit);
  */
 #define FT_CTIME_SLACK_NS	(50 * 1000000ull)
 
+/*
+ * A QP: its device and number; for QP0 and QP1, of which a multi-port HCA
+ * has one a port, made at once, the port too (0 for other QPs, whose port
+ * a modify may change between two parts of a dump); its creation time.
+ */
 struct qp_key {
-	uint32_t dev_index, qpn;
+	uint32_t dev_index, qpn, port;
 	uint64_t create_time;
 };
 
 static inline struct qp_key qp_key_of(const struct ft_qp_rec *r)
 {
-	return (struct qp_key){ r->dev_index, r->qpn, r->create_time };
+	return (struct qp_key){ r->dev_index, r->qpn, r->qpn <= 1 ? r->port : 0,
+				r->create_time };
 }
 
-/* Total order: device, QP number, creation time. */
+/* Total order: device, QP number, port, creation time. */
 int qp_key_cmp(const struct ft_qp_rec *a, const struct ft_qp_rec *b);
 int qp_keyv_cmp(const struct qp_key *a, const struct qp_key *b);
 

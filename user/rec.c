@@ -410,6 +410,40 @@ static void parse_policy_cfg(const struct nlattr *nest, struct ft_policy_cfg *c)
 	mnl_attr_parse_nested(nest, policy_cfg_cb, c);
 }
 
+static int policy_hw_cb(const struct nlattr *a, void *data)
+{
+	struct ft_policy_hw *hw = data;
+
+	switch (mnl_attr_get_type(a)) {
+	case FABTRACE_A_POLICY_HW_PFC:
+		get_u32(a, &hw->pfc);
+		break;
+	case FABTRACE_A_POLICY_HW_PFC_CAP:
+		get_u32(a, &hw->pfc_cap);
+		break;
+	case FABTRACE_A_POLICY_HW_DSCP_PRIO:
+		if (mnl_attr_get_payload_len(a) == sizeof(hw->dscp))
+			memcpy(hw->dscp, mnl_attr_get_payload(a), sizeof(hw->dscp));
+		break;
+	case FABTRACE_A_POLICY_HW_TRUST:
+		hw->has_trust = get_u32(a, &hw->trust);
+		break;
+	case FABTRACE_A_POLICY_HW_ERROR:
+		get_u32(a, &hw->error);
+		break;
+	case FABTRACE_A_POLICY_HW_ERROR_OP:
+		get_str(a, hw->error_op, sizeof(hw->error_op));
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static void parse_policy_hw(const struct nlattr *nest, struct ft_policy_hw *hw)
+{
+	hw->present = true;
+	mnl_attr_parse_nested(nest, policy_hw_cb, hw);
+}
+
 static int policy_cb(const struct nlattr *a, void *data)
 {
 	struct ft_policy_rec *r = data;
@@ -435,6 +469,9 @@ static int policy_cb(const struct nlattr *a, void *data)
 		break;
 	case FABTRACE_A_POLICY_DCB:
 		get_u32(a, &r->dcb);
+		break;
+	case FABTRACE_A_POLICY_HW:
+		parse_policy_hw(a, &r->hw);
 		break;
 	}
 	return MNL_CB_OK;
@@ -594,6 +631,9 @@ static int event_cb(const struct nlattr *a, void *data)
 		break;
 	case FABTRACE_A_EVENT_QPS:
 		get_u32(a, &r->qps);
+		break;
+	case FABTRACE_A_EVENT_HW:
+		parse_policy_hw(a, &r->hw);
 		break;
 	}
 	return MNL_CB_OK;

@@ -95,11 +95,20 @@ struct ft_policy_cfg {
 	uint32_t have;			/* 1 << FABTRACE_A_POLICY_CFG_* */
 };
 
+/* What a port's DCBNL hardware reports (policy-hw). */
+struct ft_policy_hw {
+	uint32_t pfc, pfc_cap, trust, error;
+	uint8_t dscp[64];		/* bit p: the app table maps it to p */
+	char error_op[32];
+	bool present, has_trust;
+};
+
 struct ft_policy_rec {
 	uint32_t dev_index, port, ifindex, dcb;
 	char dev[FT_NAME_LEN];
 	char netdev[FT_IFNAME_LEN];
 	struct ft_policy_cfg cfg;
+	struct ft_policy_hw hw;
 };
 
 int ft_parse_policy(const struct nlmsghdr *nlh, struct ft_policy_rec *r);
@@ -132,6 +141,7 @@ struct ft_event_rec {
 	struct ft_traffic tx, rx;
 	struct ft_cong cong;
 	struct ft_policy_cfg old, new;	/* policy-change */
+	struct ft_policy_hw hw;		/* policy-drift */
 };
 
 #define FT_EV_HAVE_SEQ		(1u << 0)

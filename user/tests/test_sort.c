@@ -104,7 +104,7 @@ TEST(keyset_adds_each_entry_once)
 	struct qp_key k;
 	unsigned int i;
 
-	k = (struct qp_key){ 1, 7, 1000000000ull };
+	k = (struct qp_key){ .dev_index = 1, .qpn = 7, .create_time = 1000000000ull };
 	EXPECT_EQ(qp_keyset_add(&s, &k), true);
 	EXPECT_EQ(qp_keyset_add(&s, &k), false);	/* live, then destroyed */
 	k.create_time += 1234;				/* the same QP, clock jitter */
@@ -114,24 +114,30 @@ TEST(keyset_adds_each_entry_once)
 	k.create_time = 9000000000ull;			/* the QPN reused */
 	EXPECT_EQ(qp_keyset_add(&s, &k), true);
 	EXPECT_EQ(qp_keyset_add(&s, &k), false);
-	k = (struct qp_key){ 2, 7, 1000000000ull };	/* another device */
+	k = (struct qp_key){ .dev_index = 2, .qpn = 7, .create_time = 1000000000ull };	/* another device */
 	EXPECT_EQ(qp_keyset_add(&s, &k), true);
-	k = (struct qp_key){ 1, 8, 1000000000ull };	/* another QPN */
+	k = (struct qp_key){ .dev_index = 1, .qpn = 8, .create_time = 1000000000ull };	/* another QPN */
 	EXPECT_EQ(qp_keyset_add(&s, &k), true);
+	/* a multi-port HCA's QP1s, one a port, made in the same millisecond */
+	k = (struct qp_key){ .dev_index = 1, .qpn = 1, .port = 1, .create_time = 1000000000ull };
+	EXPECT_EQ(qp_keyset_add(&s, &k), true);
+	k.port = 2;
+	EXPECT_EQ(qp_keyset_add(&s, &k), true);
+	EXPECT_EQ(qp_keyset_add(&s, &k), false);
 	/* growth keeps every key: 100,000 entries, then each again */
 	for (i = 0; i < 100000; i++) {
-		k = (struct qp_key){ 3 + i % 4, i, 5000000000ull + i };
+		k = (struct qp_key){ .dev_index = 3 + i % 4, .qpn = i, .create_time = 5000000000ull + i };
 		if (!qp_keyset_add(&s, &k))
 			break;
 	}
 	EXPECT_EQ(i, 100000);
 	for (i = 0; i < 100000; i++) {
-		k = (struct qp_key){ 3 + i % 4, i, 5000000000ull + i + 999 };
+		k = (struct qp_key){ .dev_index = 3 + i % 4, .qpn = i, .create_time = 5000000000ull + i + 999 };
 		if (qp_keyset_add(&s, &k))
 			break;
 	}
 	EXPECT_EQ(i, 100000);
-	EXPECT_EQ(s.n, 100004);
+	EXPECT_EQ(s.n, 100006);
 	qp_keyset_free(&s);
 }
 
