@@ -111,7 +111,7 @@ check: user $(BUILD)/tools/.stamp
 	$(MAKE) -C $(TOP)/user check
 	$(MAKE) -C $(TOP)/selftests host-check
 
-vm-test: all test-modules $(BUILD)/tools/.stamp
+vm-test: all test-modules $(BUILD)/tools/.stamp $(BUILD)/tools/iproute2/.stamp
 	$(need_kvers)
 	$(MAKE) -C $(TOP)/selftests all
 	$(TOP)/selftests/qemu/vm-test.sh $(KVERS)
@@ -202,6 +202,14 @@ $(BUILD)/tools/.stamp:
 	@# ECT (ECN-capable transport) is a word here, not a typo of "etc"
 	grep -v '^ect->' /usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt \
 		> $(BUILD)/tools/codespell.txt
+	@touch $@
+
+# dcb(8) with apptrust (iproute2 6.2 on) for selftests/dcb.sh: bookworm-
+# backports' iproute2, unpacked here, never installed over Debian 12's.
+$(BUILD)/tools/iproute2/.stamp:
+	@rm -rf $(BUILD)/tools/iproute2 && mkdir -p $(BUILD)/tools/iproute2
+	cd $(BUILD)/tools/iproute2 && apt-get download -q -o APT::Sandbox::User=root \
+		iproute2/bookworm-backports && dpkg-deb -x iproute2_*.deb .
 	@touch $@
 
 clean:

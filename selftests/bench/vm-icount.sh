@@ -22,15 +22,15 @@ set -euo pipefail
 . "$(dirname "$(readlink -f "$0")")/lib-bench.sh"
 
 require_module fabtrace
-require_cmd ib_send_bw ib_read_lat jq
+require_cmd ib_send_bw ib_read_lat jq bpftrace
 [ "$(cat "$FT_BUILD/bench/clock" 2>/dev/null)" = icount ] ||
 	skip_all "needs QEMU's instruction clock (bench.sh boots the node with it)"
 
 mode=$(cat "$FT_BUILD/bench/mode" 2>/dev/null || echo smoke)
 if [ "$mode" = full ]; then
-	rounds=7 bw_iters=2000 lat_iters=2000
+	rounds=7 bw_iters=2000 lat_iters=2000 bt_rounds=5 bt_iters=1500
 else
-	rounds=1 bw_iters=50 lat_iters=100
+	rounds=1 bw_iters=50 lat_iters=100 bt_rounds=1 bt_iters=50
 fi
 bw_args=(-e -s 65536 -u 20 -n "$bw_iters")
 lat_args=(-e -s 64 -n "$lat_iters")
@@ -40,7 +40,9 @@ raw=$FT_OUT/bench-icount.raw
 self=$(ip -4 -o addr show dev eth0 | awk '{ sub(/\/.*/, "", $4); print $4; exit }')
 : >"$res"
 
+bt=
 cleanup() {
+	[ -z "$bt" ] || kill -KILL "$bt" 2>/dev/null || true
 	rmmod fabtrace 2>/dev/null || true
 	rxe_down self
 	ip link set eth0 mtu 1500
@@ -73,7 +75,7 @@ check_counts() {
 	fi
 }
 
-ktap_plan $((2 * ${#mtus[@]}))
+ktap_plan $((2 * ${#mtus[@]} + 2))
 for mtu in "${mtus[@]}"; do
 	rxe_down self
 	ip link set eth0 mtu "$mtu"
@@ -115,4 +117,96 @@ for mtu in "${mtus[@]}"; do
 		[ "$counted" = ok ]
 	ktap_ok "MTU $mtu: ib_send_bw and ib_read_lat ran with and without fabtrace"
 done
+
+# --- 2c. against what a user would write: a bpftrace script -----------------
+# qp-count.bt counts packets and bytes per QP from kprobes on rxe's transmit
+# and receive functions; fabtrace runs with the policy on (ECN: every
+# packet ECT(0)-marked).  Overheads are 1 - bw / bw unloaded, per round.
+# bpftrace's SIGINT can be lost (see hook_bpf.sh): its maps are asked for
+# with SIGUSR1, and it is stopped with SIGKILL.
+bt_log=$FT_OUT/bench-icount.bpftrace.log
+bt_raw=$FT_OUT/bench-icount.bt.raw
+bt_total() { sed -n "s/^@$1: \([0-9]*\)$/\1/p" "$bt_log" | tail -n 1; }
+ft_pkts() { fabtrace -j dev show rxe0 | jq -r '.[0] | "\(.tx.packets) \(.rx.packets)"'; }
+# missed SENT RCVD TX RX: packets rxe sent and received that a counter of
+# TX and RX did not count (or counted twice)
+missed() { echo $(( ($1 > $3 ? $1 - $3 : $3 - $1) + ($2 > $4 ? $2 - $4 : $4 - $2) )); }
+bt_printed() {
+	kill -USR1 "$bt" 2>/dev/null || true
+	sleep 0.5
+	[ -n "$(bt_total rx_total)" ]
+}
+rxe_down self
+ip link set eth0 mtu 1500
+rxe_up self
+bt_args=(-e -s 65536 -u 20 -n "$bt_iters")
+: >"$bt_raw"
+missed_ft=0 missed_bt=0
+rmmod fabtrace 2>/dev/null || true
+bench_perf self "$self" ib_send_bw "${bt_args[@]}" >/dev/null
+for ((r = 1; r <= bt_rounds; r++)); do
+	case $((r % 3)) in
+	1) order="unloaded fabtrace bpftrace" ;;
+	2) order="fabtrace bpftrace unloaded" ;;
+	0) order="bpftrace unloaded fabtrace" ;;
+	esac
+	for state in $order; do
+		rmmod fabtrace 2>/dev/null || true
+		case $state in
+		fabtrace)
+			modprobe fabtrace
+			fabtrace policy set dev rxe0 ecn 0 pfc 0 pfc-watchdog detect 100
+			;;
+		bpftrace)
+			bpftrace "$(dirname "$(readlink -f "$0")")/qp-count.bt" >"$bt_log" 2>&1 &
+			bt=$!
+			wait_for 300 grep -q '^Attaching' "$bt_log" || fail_all "bpftrace did not attach"
+			;;
+		esac
+		c0=$(rxe_stat sent_pkts) r0=$(rxe_stat rcvd_pkts)
+		[ "$state" != fabtrace ] || read -r ft0 fr0 < <(ft_pkts)
+		bw=$(bench_perf self "$self" ib_send_bw "${bt_args[@]}" | awk '{ print $4 }')
+		sent=$(($(rxe_stat sent_pkts) - c0)) rcvd=$(($(rxe_stat rcvd_pkts) - r0))
+		case $state in
+		fabtrace)
+			read -r ft1 fr1 < <(ft_pkts)
+			missed_ft=$((missed_ft + $(missed "$sent" "$rcvd" $((ft1 - ft0)) $((fr1 - fr0)))))
+			;;
+		bpftrace)
+			# it attached before c0 and counts from zero: no packet flowed between
+			wait_for 30 bt_printed || log "bpftrace printed no maps on SIGUSR1"
+			kill -KILL "$bt" 2>/dev/null || true
+			wait "$bt" 2>/dev/null || true
+			bt=
+			missed_bt=$((missed_bt + $(missed "$sent" "$rcvd" "$(bt_total tx_total)" \
+				"$(bt_total rx_total)")))
+			;;
+		esac
+		echo "$state $r bw_MBps $bw sent $sent rcvd $rcvd" | tee -a "$bt_raw"
+	done
+done
+rmmod fabtrace 2>/dev/null || true
+{
+	echo ""
+	echo "== 2c. fabtrace (policy on: ECN marks every packet, PFC 0, watchdog) against a"
+	echo "   bpftrace script counting packets and bytes per QP (selftests/bench/qp-count.bt),"
+	echo "   one node, rxe loopback, RoCE MTU 1024, ib_send_bw ${bt_args[*]},"
+	echo "   $bt_rounds interleaved round(s), kernel $FT_KVER, QEMU -icount"
+	awk '{ bw[$1, $2] = $4; n = $2 > n ? $2 : n }
+	     END {
+		for (r = 1; r <= n; r++) {
+			of[r] = 1 - bw["fabtrace", r] / bw["unloaded", r]
+			ob[r] = 1 - bw["bpftrace", r] / bw["unloaded", r]
+			printf "   round %d: unloaded %.2f MB/s, fabtrace %.2f (%.2f %%), bpftrace %.2f (%.2f %%)\n",
+				r, bw["unloaded", r], bw["fabtrace", r], 100 * of[r], bw["bpftrace", r], 100 * ob[r]
+			sf += of[r]; sb += ob[r]
+		}
+		printf "   mean overhead: fabtrace %.2f %%, bpftrace %.2f %%; bpftrace / fabtrace: %s (goal >= 9)\n",
+			100 * sf / n, 100 * sb / n, sf > 0 ? sprintf("%.1fx", sb / sf) : "fabtrace costs nothing measurable"
+	     }' "$bt_raw"
+	echo "   packets rxe sent and received that each did not count: fabtrace $missed_ft, bpftrace $missed_bt"
+} | tee -a "$res"
+ktap_result "2c: fabtrace counted every packet rxe sent and received ($missed_ft missed)" \
+	[ "$missed_ft" = 0 ]
+ktap_ok "2c: the bpftrace script ran beside fabtrace's rounds ($missed_bt packets missed)"
 ktap_finished

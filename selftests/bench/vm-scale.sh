@@ -9,7 +9,10 @@
 # N.  Dump: `fabtrace -j qp show` against `rdma -j resource show qp` for
 # the same QPs, each the median of three runs.  Lookup: the module's own
 # device map + QP index + entry load, timed in the kernel (debugfs
-# fabtrace/bench_lookup) over random QP numbers among the N.
+# fabtrace/bench_lookup) over random QP numbers among the N.  PFC frame:
+# XOFFs for priority 0, the priority of all N QPs, through the module's
+# frame handler in softirq context (debugfs fabtrace/bench_pfc): a frame
+# touches no QP, so its cost must not grow with N.
 set -euo pipefail
 . "$(dirname "$(readlink -f "$0")")/../lib.sh"
 
@@ -17,8 +20,13 @@ require_module fabtrace
 require_cmd rdma python3
 
 mode=$(cat "$FT_BUILD/bench/mode" 2>/dev/null || echo smoke)
-if [ "$mode" = full ]; then sizes="10000 100000" lookups=4000000; else sizes="1000" lookups=100000; fi
+if [ "$mode" = full ]; then
+	sizes="1000 10000 100000" lookups=4000000 frames=1000000
+else
+	sizes="1000" lookups=100000 frames=100000
+fi
 BENCH_LOOKUP=/sys/kernel/debug/fabtrace/bench_lookup
+BENCH_PFC=/sys/kernel/debug/fabtrace/bench_pfc
 PROGS=${FT_PROGS:-$FT_BUILD/selftests/progs}
 [ -x "$PROGS/ft_qps" ] || PROGS=$FT_REPO/selftests/progs
 [ -x "$PROGS/ft_qps" ] || skip_all "ft_qps not built"
@@ -57,8 +65,8 @@ ktap_plan "$(echo $sizes | wc -w)"
 {
 	echo ""
 	echo "== 3. scale: kernel $FT_KVER, QPs created by ft_qps --no-connect"
-	printf '   %-8s %10s %10s %12s %10s %12s %12s %7s %10s\n' QPs "entry B" "index B" "bytes/QP" goal \
-		"fabtrace s" "rdma s" ratio "lookup ns"
+	printf '   %-8s %10s %10s %12s %10s %12s %12s %7s %10s %10s\n' QPs "entry B" "index B" \
+		"bytes/QP" goal "fabtrace s" "rdma s" ratio "lookup ns" "PFC ns"
 } >"$res"
 for n in $sizes; do
 	s0=$(slab_bytes)
@@ -83,9 +91,15 @@ for n in $sizes; do
 		lk=$(awk '$1 == "lookup_ps" { printf "%.1f", $2 / 1000 }' "$BENCH_LOOKUP")
 		log "bench_lookup: $(tr '\n' ' ' <"$BENCH_LOOKUP")"
 	fi
-	printf '   %-8s %10s %10s %12s %10s %12s %12s %7s %10s\n' "$n" "$entry" "$index" \
+	pf=-
+	if echo "$frames" >"$BENCH_PFC" 2>/dev/null; then
+		pf=$(awk '$1 == "frame_ps" { printf "%.1f", $2 / 1000 }' "$BENCH_PFC")
+		log "bench_pfc: $(tr '\n' ' ' <"$BENCH_PFC")"
+	fi
+	printf '   %-8s %10s %10s %12s %10s %12s %12s %7s %10s %10s\n' "$n" "$entry" "$index" \
 		"$((entry + index))" "<=512" "$tf" "$tr" \
-		"$(awk -v a="$tr" -v b="$tf" 'BEGIN { printf "%.1fx", (b > 0 ? a / b : 0) }')" "$lk" >>"$res"
+		"$(awk -v a="$tr" -v b="$tf" 'BEGIN { printf "%.1fx", (b > 0 ? a / b : 0) }')" \
+		"$lk" "$pf" >>"$res"
 	log "ft_qps: $(echo "$json" | head -c 300)"
 	if [ "$live" -ge "$n" ]; then
 		ktap_ok "$n QPs tracked ($live live entries)"
@@ -100,6 +114,7 @@ done
 	echo "   entry B: slab pages of the ft_qp cache per QP; index B: radix per QP"
 	echo "   ratio: rdma time / fabtrace time (above 1: fabtrace faster)"
 	echo "   lookup ns: device map + QP index + entry, in the kernel, random QPNs (TCG: emulated time)"
+	echo "   PFC ns: one PFC XOFF through the frame handler, every QP on its priority (TCG time)"
 } >>"$res"
 cat "$res"
 ktap_finished
