@@ -39,8 +39,12 @@ struct ft_cong {
 	atomic64_t rnr_timeouts;
 	atomic64_t rx_dup;
 	atomic64_t rx_oos;
-	atomic64_t retry_exh;
-	atomic64_t errors;
+	/*
+	 * A QP errs, or exhausts its retries (and then errs), a few times in
+	 * its life at most: 32 bits, and the entry has room for its cgroup.
+	 */
+	atomic_t retry_exh;
+	atomic_t errors;
 	u64 last[FT_LAST_MAX];		/* ktime_get_ns() */
 };
 
@@ -101,6 +105,7 @@ struct ft_qp {
 	u8 peer[16];
 	u64 ctime;
 	u64 dtime;
+	u64 cgroup;		/* the creator's cgroup v2 id; 0: a kernel QP */
 	struct ft_qp __rcu *next_retired;	/* on ft_dev.retired, once destroyed */
 
 	struct ft_cong cong;

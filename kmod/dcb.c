@@ -18,15 +18,19 @@
 #include "netlink.h"
 
 /*
- * One port's hardware state: not-applied until a policy-set pushes to it,
- * then applied, drift or failed.  Everything here changes under the RTNL,
- * which the DCBNL operations need anyway.
+ * One port's hardware part.  state is not-applied until a policy-set
+ * pushes to the port, then applied, drift or failed.  hw is what the
+ * netdev reported last: read when the device is attached, after each push
+ * and after each DCB change anyone makes, so that a reader never takes the
+ * RTNL or calls a driver (which may ask its firmware).  Written under the
+ * RTNL and dcb_lock, read under dcb_lock.
  */
 struct ft_dcb_port {
 	u8 state;			/* enum fabtrace_dcb_state */
+	bool have_hw;			/* the netdev has DCBNL, and hw was read */
 	int err;
 	const char *err_op;
-	struct ft_dcb_hw hw;		/* read after the push or the last change */
+	struct ft_dcb_hw hw;
 };
 
 struct ft_dcb {
@@ -34,30 +38,61 @@ struct ft_dcb {
 	struct ft_dcb_port port[];
 };
 
-/* What a push or read failed on, and the extack that says so. */
+/* Orders changes of policy and their pushes against the drift checks. */
+static DEFINE_MUTEX(dcb_mutex);
+/* Guards the ports' cached state for readers; taken inside the RTNL. */
+static DEFINE_SPINLOCK(dcb_lock);
+
+/* What a push or read failed on. */
 enum dcb_op {
 	OP_GETPFC,
 	OP_SETPFC,
 	OP_SETAPP,
 	OP_DELAPP,
-	OP_APPTRUST,
+	OP_GETAPPTRUST,
+	OP_SETAPPTRUST,
 	OP_READBACK,
+};
+
+static const char *const op_name[] = {
+	[OP_GETPFC] = "ieee_getpfc",
+	[OP_SETPFC] = "ieee_setpfc",
+	[OP_SETAPP] = "ieee_setapp",
+	[OP_DELAPP] = "ieee_delapp",
+	[OP_GETAPPTRUST] = "dcbnl_getapptrust",
+	[OP_SETAPPTRUST] = "dcbnl_setapptrust",
+	[OP_READBACK] = "read-back",
 };
 
 #define SOFT_STANDS	"; the software policy is set (dcb failed)"
 
-static const struct {
-	const char *name;
-	const char *msg;
-} op_txt[] = {
-	[OP_GETPFC] = { "ieee_getpfc", "DCBNL ieee_getpfc failed" SOFT_STANDS },
-	[OP_SETPFC] = { "ieee_setpfc", "DCBNL ieee_setpfc failed" SOFT_STANDS },
-	[OP_SETAPP] = { "ieee_setapp", "DCBNL ieee_setapp failed" SOFT_STANDS },
-	[OP_DELAPP] = { "ieee_delapp", "DCBNL ieee_delapp failed" SOFT_STANDS },
-	[OP_APPTRUST] = { "dcbnl_setapptrust", "DCBNL dcbnl_setapptrust failed" SOFT_STANDS },
-	[OP_READBACK] = { "read-back",
-			  "the driver accepted the push but reports other values" SOFT_STANDS },
-};
+static void op_extack(struct netlink_ext_ack *extack, enum dcb_op op)
+{
+	switch (op) {
+	case OP_GETPFC:
+		NL_SET_ERR_MSG(extack, "DCBNL ieee_getpfc failed" SOFT_STANDS);
+		break;
+	case OP_SETPFC:
+		NL_SET_ERR_MSG(extack, "DCBNL ieee_setpfc failed" SOFT_STANDS);
+		break;
+	case OP_SETAPP:
+		NL_SET_ERR_MSG(extack, "DCBNL ieee_setapp failed" SOFT_STANDS);
+		break;
+	case OP_DELAPP:
+		NL_SET_ERR_MSG(extack, "DCBNL ieee_delapp failed" SOFT_STANDS);
+		break;
+	case OP_GETAPPTRUST:
+		NL_SET_ERR_MSG(extack, "DCBNL dcbnl_getapptrust failed" SOFT_STANDS);
+		break;
+	case OP_SETAPPTRUST:
+		NL_SET_ERR_MSG(extack, "DCBNL dcbnl_setapptrust failed" SOFT_STANDS);
+		break;
+	case OP_READBACK:
+		NL_SET_ERR_MSG(extack, "the driver accepted the push but reports other values"
+			       SOFT_STANDS);
+		break;
+	}
+}
 
 static const struct dcbnl_rtnl_ops *dcb_ops(const struct net_device *ndev)
 {
@@ -66,6 +101,23 @@ static const struct dcbnl_rtnl_ops *dcb_ops(const struct net_device *ndev)
 #else
 	return NULL;
 #endif
+}
+
+/*
+ * The netdev of @port, held, if it has DCBNL operations and is registered:
+ * between its unregistration and the RDMA device's, rxe and others still
+ * name it, and its driver state is gone.  Context: RTNL.
+ */
+static struct net_device *dcb_netdev(struct ft_dev *dev, u32 port)
+{
+	struct net_device *ndev = ft_port_netdev(dev->ibdev, port);
+
+	ASSERT_RTNL();
+	if (ndev && (ndev->reg_state != NETREG_REGISTERED || !dcb_ops(ndev))) {
+		dev_put(ndev);
+		ndev = NULL;
+	}
+	return ndev;
 }
 
 int ft_dcb_dev_add(struct ft_dev *dev)
@@ -145,6 +197,7 @@ static int read_hw(struct net_device *ndev, struct ft_dcb_hw *hw,
 		u8 sel[IEEE_8021QAZ_APP_SEL_MAX + 1], want[2];
 		int n = 0, w;
 
+		*op = OP_GETAPPTRUST;
 		err = ops->dcbnl_getapptrust(ndev, sel, &n);
 		if (err)
 			return err;
@@ -174,20 +227,24 @@ static bool hw_matches(const struct ft_dcb_hw *hw, const struct ft_port_policy *
  * Make @ndev's PFC, DSCP app entries and trust those of @p, touching only
  * what differs: mlx5 bounces the link when the PFC set changes.  Under
  * trust pcp a DSCP entry would override the PCP (mlx5 trusts the DSCP as
- * long as one exists), so there are none.  Context: RTNL.
+ * long as one exists), so there are none.  A DSCP's new entry goes in
+ * before its stale ones go: mlx5 replaces an entry on setapp, and falls
+ * back to PCP trust when its last one is deleted.  *@changed says whether
+ * anything was written.  Context: RTNL.
  */
 static int push(struct net_device *ndev, const struct ft_port_policy *p,
-		enum dcb_op *op)
+		enum dcb_op *op, bool *changed)
 {
 	const struct dcbnl_rtnl_ops *ops = dcb_ops(ndev);
 	struct dcb_app app = { .selector = IEEE_8021QAZ_APP_SEL_DSCP };
-	struct dcb_ieee_app_dscp_map map;
+	struct dcb_ieee_app_dscp_map map, now;
 	struct ieee_pfc pfc = {};
 	unsigned long stale;
 	unsigned int d, prio;
 	u8 want;
 	int err;
 
+	*changed = false;
 	*op = OP_SETPFC;
 	if (!ops->ieee_getpfc || !ops->ieee_setpfc)
 		return -EOPNOTSUPP;
@@ -198,6 +255,7 @@ static int push(struct net_device *ndev, const struct ft_port_policy *p,
 	if (pfc.pfc_en != p->pfc) {
 		pfc.pfc_en = p->pfc;
 		*op = OP_SETPFC;
+		*changed = true;
 		err = ops->ieee_setpfc(ndev, &pfc);
 		if (err)
 			return err;
@@ -206,15 +264,10 @@ static int push(struct net_device *ndev, const struct ft_port_policy *p,
 	dcb_ieee_getapp_dscp_prio_mask_map(ndev, &map);
 	for (d = 0; d < FT_DSCP_MAX; d++) {
 		want = p->trust == FABTRACE_TRUST_DSCP ? BIT(p->dscp_prio[d]) : 0;
-		stale = map.map[d] & ~want;
+		if (map.map[d] == want)
+			continue;
+		*changed = true;
 		app.protocol = d;
-		*op = OP_DELAPP;
-		for_each_set_bit(prio, &stale, FT_PRIO_MAX) {
-			app.priority = prio;
-			err = app_del(ndev, &app);
-			if (err)
-				return err;
-		}
 		if (want & ~map.map[d]) {
 			app.priority = p->dscp_prio[d];
 			*op = OP_SETAPP;
@@ -222,20 +275,61 @@ static int push(struct net_device *ndev, const struct ft_port_policy *p,
 			if (err)
 				return err;
 		}
+		/* the table now: a driver's setapp may have replaced one */
+		dcb_ieee_getapp_dscp_prio_mask_map(ndev, &now);
+		stale = now.map[d] & ~want;
+		*op = OP_DELAPP;
+		for_each_set_bit(prio, &stale, FT_PRIO_MAX) {
+			app.priority = prio;
+			err = app_del(ndev, &app);
+			if (err)
+				return err;
+		}
 	}
 
 #ifdef FT_HAVE_APPTRUST
 	if (ops->dcbnl_setapptrust) {
-		u8 sel[2];
-		int n = trust_selectors(p->trust, sel);
+		u8 sel[IEEE_8021QAZ_APP_SEL_MAX + 1], cur[2];
+		int n = 0, w = trust_selectors(p->trust, cur);
 
-		*op = OP_APPTRUST;
-		err = ops->dcbnl_setapptrust(ndev, sel, n);
+		*op = OP_GETAPPTRUST;
+		err = ops->dcbnl_getapptrust ? ops->dcbnl_getapptrust(ndev, sel, &n) : 0;
 		if (err)
 			return err;
+		if (n != w || memcmp(sel, cur, n)) {
+			*op = OP_SETAPPTRUST;
+			*changed = true;
+			err = ops->dcbnl_setapptrust(ndev, cur, w);
+			if (err)
+				return err;
+		}
 	}
 #endif
 	return 0;
+}
+
+/* Publish what a port's hardware reports.  Context: RTNL. */
+static void dp_set(struct ft_dcb_port *dp, const struct ft_dcb_hw *hw, bool have_hw,
+		   u8 state, int err, const char *err_op)
+{
+	spin_lock(&dcb_lock);
+	if (hw)
+		dp->hw = *hw;
+	dp->have_hw = have_hw;
+	dp->state = state;
+	dp->err = err;
+	dp->err_op = err ? err_op : NULL;
+	spin_unlock(&dcb_lock);
+}
+
+void ft_dcb_lock(void)
+{
+	mutex_lock(&dcb_mutex);
+}
+
+void ft_dcb_unlock(void)
+{
+	mutex_unlock(&dcb_mutex);
 }
 
 /**
@@ -245,147 +339,168 @@ static int push(struct net_device *ndev, const struct ft_port_policy *p,
  * @extack: for the operation that failed
  *
  * A port whose netdev has no DCBNL operations has nothing to push: its
- * policy is software only.  Context: RTNL; process.
+ * policy is software only.  A push that fails half way leaves what it
+ * wrote; what the hardware then reports is shown.
+ * Context: process; ft_dcb_lock() held; takes the RTNL.
  *
  * Return: 0, or the driver's error (the port's state is then failed).
  */
 int ft_dcb_apply(struct ft_dev *dev, u32 port, struct netlink_ext_ack *extack)
 {
 	struct ft_dcb_port *dp = &dev->dcb->port[port];
-	enum dcb_op op, rop;
 	struct ft_port_policy p;
 	struct net_device *ndev;
-	u8 was = dp->state;
-	int err, rerr;
+	enum dcb_op op, rop;
+	struct ft_dcb_hw hw;
+	bool changed;
+	int err = 0, rerr;
+	u8 was;
 
-	ASSERT_RTNL();
-	ndev = ft_port_netdev(dev->ibdev, port);
+	lockdep_assert_held(&dcb_mutex);
+	rtnl_lock();
+	ndev = dcb_netdev(dev, port);
 	if (!ndev)
-		return 0;
-	if (!dcb_ops(ndev)) {
-		err = 0;
-		goto out_put;
-	}
+		goto out_unlock;
+	was = dp->state;
 	ft_policy_read(dev, port, &p);
-	err = push(ndev, &p, &op);
+	err = push(ndev, &p, &op, &changed);
 	/* as dcbnl does after a set: listeners (dcb monitor, us) learn of it */
-	dcbnl_ieee_notify(ndev, RTM_SETDCB, DCB_CMD_IEEE_SET, 0, 0);
-	rerr = read_hw(ndev, &dp->hw, &rop);
+	if (changed)
+		dcbnl_ieee_notify(ndev, RTM_SETDCB, DCB_CMD_IEEE_SET, 0, 0);
+	rerr = read_hw(ndev, &hw, &rop);
 	if (!err && rerr) {
 		err = rerr;
 		op = rop;
-	} else if (!err && !hw_matches(&dp->hw, &p)) {
+	} else if (!err && !hw_matches(&hw, &p)) {
 		err = -EIO;
 		op = OP_READBACK;
 	}
-	dp->state = err ? FABTRACE_DCB_STATE_FAILED : FABTRACE_DCB_STATE_APPLIED;
-	dp->err = err;
-	dp->err_op = err ? op_txt[op].name : NULL;
+	dp_set(dp, rerr ? NULL : &hw, !rerr,
+	       err ? FABTRACE_DCB_STATE_FAILED : FABTRACE_DCB_STATE_APPLIED, err, op_name[op]);
 	/* a drift this push ended is told of, as one another tool ends */
 	if (was == FABTRACE_DCB_STATE_DRIFT && !err)
-		ft_nl_count_event(ft_nl_policy_drift(dev, port, &p, &dp->hw));
-	/* NL_SET_ERR_MSG() wants a literal; these are static strings too */
-	if (err && extack)
-		extack->_msg = op_txt[op].msg;
-out_put:
+		ft_nl_count_event(ft_nl_policy_drift(dev, port, &p, &hw));
+	if (err)
+		op_extack(extack, op);
 	dev_put(ndev);
+out_unlock:
+	rtnl_unlock();
 	return err;
 }
 
-/* A port's state for a reply, what the hardware reports read now. */
-void ft_dcb_snap(struct ft_dev *dev, u32 port, struct ft_dcb_snap *s)
+/*
+ * A port's state for a reply, from what was read last: a reader takes no
+ * RTNL and reaches no driver.  What the hardware reports is for readers in
+ * the netdev's network namespace, as its name is.  Context: process.
+ */
+void ft_dcb_snap(struct ft_dev *dev, u32 port, const struct net *net,
+		 struct ft_dcb_snap *s)
 {
 	const struct ft_dcb_port *dp = &dev->dcb->port[port];
-	enum dcb_op op;
 	struct net_device *ndev;
 
 	memset(s, 0, sizeof(*s));
 	s->state = FABTRACE_DCB_STATE_NO_NETDEV;
-	rtnl_lock();
 	ndev = ft_port_netdev(dev->ibdev, port);
 	if (!ndev)
-		goto out_unlock;
+		return;
+	spin_lock(&dcb_lock);
 	s->state = FABTRACE_DCB_STATE_UNSUPPORTED;
-	if (dcb_ops(ndev)) {
+	/* DCBNL gone (a driver's unload) is not announced: the pointer is */
+	if (dp->have_hw && dcb_ops(ndev)) {
 		s->state = dp->state;
 		s->err = dp->err;
 		s->err_op = dp->err_op;
-		s->have_hw = !read_hw(ndev, &s->hw, &op);
+		s->have_hw = net_eq(dev_net(ndev), net);
+		s->hw = dp->hw;
 	}
+	spin_unlock(&dcb_lock);
 	dev_put(ndev);
-out_unlock:
-	rtnl_unlock();
 }
 
-/* --- drift: RTNLGRP_DCB tells of every DCB change, fabtrace's too --------- */
-
 /*
- * Read back every port fabtrace pushed to, and tell of each that stopped
- * or ceased to match its policy.  Context: process; takes the RTNL.
+ * Read @dev's ports again, and tell of each fabtrace pushed to that
+ * stopped or ceased to match its policy.  Context: RTNL.
  */
-static void recheck(void)
+static void reread(struct ft_dev *dev)
 {
-	enum dcb_op op;
 	struct ft_port_policy p;
 	struct net_device *ndev;
 	struct ft_dcb_hw hw;
-	struct ft_dev *dev;
-	u32 index = 0, port;
-	u8 state;
+	enum dcb_op op;
+	u32 port;
 
+	rdma_for_each_port(dev->ibdev, port) {
+		struct ft_dcb_port *dp = &dev->dcb->port[port];
+		bool tell, have;
+		u8 state = dp->state;
+
+		ndev = dcb_netdev(dev, port);
+		have = ndev && !read_hw(ndev, &hw, &op);
+		if (ndev)
+			dev_put(ndev);
+		if (!have || state == FABTRACE_DCB_STATE_NOT_APPLIED) {
+			dp_set(dp, have ? &hw : NULL, have, state, dp->err, dp->err_op);
+			continue;
+		}
+		ft_policy_read(dev, port, &p);
+		if (hw_matches(&hw, &p))
+			state = FABTRACE_DCB_STATE_APPLIED;
+		else if (dp->state != FABTRACE_DCB_STATE_FAILED)
+			state = FABTRACE_DCB_STATE_DRIFT;
+		/* a new difference, or the end of one */
+		tell = (state == FABTRACE_DCB_STATE_DRIFT &&
+			(dp->state != state || memcmp(&hw, &dp->hw, sizeof(hw)))) ||
+		       (state == FABTRACE_DCB_STATE_APPLIED &&
+			dp->state == FABTRACE_DCB_STATE_DRIFT);
+		if (state == FABTRACE_DCB_STATE_APPLIED)
+			dp_set(dp, &hw, true, state, 0, NULL);
+		else
+			dp_set(dp, &hw, true, state, dp->err, dp->err_op);
+		if (tell)
+			ft_nl_count_event(ft_nl_policy_drift(dev, port, &p, &hw));
+	}
+}
+
+/* Read a device's ports' hardware part first.  Context: process. */
+void ft_dcb_dev_attach(struct ft_dev *dev)
+{
+	rtnl_lock();
+	reread(dev);
+	rtnl_unlock();
+}
+
+/* Every device, after a DCB change.  Context: process. */
+static void recheck(void)
+{
+	struct ft_dev *dev;
+	u32 index = 0;
+
+	mutex_lock(&dcb_mutex);
 	while ((dev = ft_dev_get(index, NULL, true))) {
 		rtnl_lock();
-		rdma_for_each_port(dev->ibdev, port) {
-			struct ft_dcb_port *dp = &dev->dcb->port[port];
-			bool tell;
-
-			if (dp->state == FABTRACE_DCB_STATE_NOT_APPLIED)
-				continue;
-			ndev = ft_port_netdev(dev->ibdev, port);
-			if (!ndev)
-				continue;
-			if (!dcb_ops(ndev) || read_hw(ndev, &hw, &op)) {
-				dev_put(ndev);
-				continue;
-			}
-			dev_put(ndev);
-			ft_policy_read(dev, port, &p);
-			if (hw_matches(&hw, &p))
-				state = FABTRACE_DCB_STATE_APPLIED;
-			else if (dp->state == FABTRACE_DCB_STATE_FAILED)
-				state = FABTRACE_DCB_STATE_FAILED;
-			else
-				state = FABTRACE_DCB_STATE_DRIFT;
-			/* a new difference, or the end of one */
-			tell = (state == FABTRACE_DCB_STATE_DRIFT &&
-				(dp->state != state || memcmp(&hw, &dp->hw, sizeof(hw)))) ||
-			       (state == FABTRACE_DCB_STATE_APPLIED &&
-				dp->state == FABTRACE_DCB_STATE_DRIFT);
-			dp->hw = hw;
-			dp->state = state;
-			if (state == FABTRACE_DCB_STATE_APPLIED) {
-				dp->err = 0;
-				dp->err_op = NULL;
-			}
-			if (tell)
-				ft_nl_count_event(ft_nl_policy_drift(dev, port, &p, &hw));
-		}
+		reread(dev);
 		rtnl_unlock();
 		index = dev->index + 1;
 		ft_dev_put(dev);
 	}
+	mutex_unlock(&dcb_mutex);
 }
 
 /* A listener on RTNLGRP_DCB in each network namespace. */
 struct dcb_net {
 	struct socket *sock;
 	void (*data_ready)(struct sock *sk);	/* the socket's own */
+	void (*error_report)(struct sock *sk);
 	struct work_struct work;
 };
 
 static unsigned int dcb_net_id;
 
-/* Context: whoever sent the notification (often under the RTNL). */
+/*
+ * A notification came, or could not be made (dcbnl then sets the socket's
+ * error).  Context: whoever sent it (often under the RTNL).
+ */
 static void dcb_data_ready(struct sock *sk)
 {
 	struct dcb_net *dn;
@@ -443,8 +558,10 @@ static int __net_init dcb_net_init(struct net *net)
 	sk = dn->sock->sk;
 	write_lock_bh(&sk->sk_callback_lock);
 	dn->data_ready = sk->sk_data_ready;
+	dn->error_report = sk->sk_error_report;
 	sk->sk_user_data = dn;
 	sk->sk_data_ready = dcb_data_ready;
+	sk->sk_error_report = dcb_data_ready;
 	write_unlock_bh(&sk->sk_callback_lock);
 	return 0;
 
@@ -461,6 +578,7 @@ static void __net_exit dcb_net_exit(struct net *net)
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_user_data = NULL;
 	sk->sk_data_ready = dn->data_ready;
+	sk->sk_error_report = dn->error_report;
 	write_unlock_bh(&sk->sk_callback_lock);
 	/* nothing queues it now; it may requeue itself, which this waits out */
 	cancel_work_sync(&dn->work);

@@ -34,8 +34,16 @@ struct netlink_ext_ack;
 int ft_dcb_init(void);
 void ft_dcb_exit(void);
 int ft_dcb_dev_add(struct ft_dev *dev);
+void ft_dcb_dev_attach(struct ft_dev *dev);
 void ft_dcb_dev_free(struct ft_dev *dev);
+
+/* A policy change and its push, ordered against the drift checks. */
+void ft_dcb_lock(void);
+void ft_dcb_unlock(void);
 int ft_dcb_apply(struct ft_dev *dev, u32 port, struct netlink_ext_ack *extack);
-void ft_dcb_snap(struct ft_dev *dev, u32 port, struct ft_dcb_snap *s);
+
+struct net;
+void ft_dcb_snap(struct ft_dev *dev, u32 port, const struct net *net,
+		 struct ft_dcb_snap *s);
 
 #endif /* _FABTRACE_DCB_H */

@@ -103,13 +103,10 @@ static struct ft_dev *dev_alloc(struct ib_device *ibdev)
 	dev->pcpu = alloc_percpu(struct ft_dev_pcpu);
 	if (!dev->pcpu)
 		goto err_free_idx;
-	dev->nr_port_qps = 2 * (rdma_end_port(ibdev) - rdma_start_port(ibdev));
-	if (dev->nr_port_qps) {
-		dev->port_qps = kcalloc(dev->nr_port_qps, sizeof(*dev->port_qps),
-					GFP_KERNEL);
-		if (!dev->port_qps)
-			goto err_free_pcpu;
-	}
+	dev->nr_port_qps = 2 * (rdma_end_port(ibdev) - rdma_start_port(ibdev) + 1);
+	dev->port_qps = kcalloc(dev->nr_port_qps, sizeof(*dev->port_qps), GFP_KERNEL);
+	if (!dev->port_qps)
+		goto err_free_pcpu;
 
 	kref_init(&dev->ref);
 	dev->ibdev = ibdev;
@@ -253,6 +250,7 @@ static int ft_client_add(struct ib_device *ibdev)
 	mutex_unlock(&ft_devs_lock);
 	/* on the list: the netdev notifier sees its ports from here on */
 	ft_pfc_dev_attach(dev);
+	ft_dcb_dev_attach(dev);
 
 	/*
 	 * Published first, walked second: a QP created meanwhile is added by

@@ -45,10 +45,10 @@ struct ft_dev {
 	struct ft_dev_pcpu __percpu *pcpu;
 	struct ft_qpidx *idx;
 	/*
-	 * Each port of a multi-port HCA has its own QP0 and QP1.  The index
-	 * holds the first port's (rxe, whose packets are looked up by QP
-	 * number alone, has one port); these slots the later ports', two a
-	 * port: (port - first port - 1) * 2 + QP number.  Under lock, RCU.
+	 * Every port has its own QP0 (SMI) and QP1 (GSI), and mlx5 has a QP
+	 * numbered 1 of its own beside them: special QPs are kept by port and
+	 * type, two slots a port, (port - first port) * 2 + (SMI 0, GSI 1),
+	 * and the index holds the others.  Under lock, RCU.
 	 */
 	struct ft_qp __rcu **port_qps;
 	u32 nr_port_qps;
@@ -94,35 +94,30 @@ static inline struct ft_dev *ft_dev_of(const struct ib_device *ibdev)
 /* Keys of ft_qp_next(): QP numbers in the index, then the port QP slots. */
 #define FT_KEY_PORTS	BIT(FT_QPN_BITS)
 
-/*
- * The slot of QP @qpn of @port outside the index (QP0 or QP1 of a port
- * after the first), or NULL if it belongs in the index.
- */
-static inline struct ft_qp __rcu **ft_port_qp_slot(const struct ft_dev *dev,
-						   u32 qpn, u32 port)
+static inline bool ft_qp_type_special(u32 type)
 {
-	u32 first = rdma_start_port(dev->ibdev);
-
-	if (qpn > 1 || port <= first || (port - first - 1) * 2 + qpn >= dev->nr_port_qps)
-		return NULL;
-	return &dev->port_qps[(port - first - 1) * 2 + qpn];
+	return type == IB_QPT_SMI || type == IB_QPT_GSI;
 }
 
-/**
- * ft_qp_of_hooked() - the live entry of @ibqp on a device with one port
- * @dev: its device: rdma_rxe, whose packets the taps see
- * @ibqp: the QP
- *
- * Inline: the transmit tap calls it for every packet.
- * Context: RCU read side.
- * Return: the entry, or NULL if @ibqp has none.
- */
-static inline struct ft_qp *ft_qp_of_hooked(const struct ft_dev *dev,
-					    const struct ib_qp *ibqp)
+/* The slot of @port's special QP of @type (SMI or GSI), or NULL. */
+static inline struct ft_qp __rcu **ft_port_qp_slot(const struct ft_dev *dev,
+						   u32 type, u32 port)
 {
-	struct ft_qp *qp = ft_qpidx_find(dev->idx, ibqp->qp_num);
+	u32 i = (port - rdma_start_port(dev->ibdev)) * 2 + (type == IB_QPT_GSI);
 
-	return qp && qp->ibqp == ibqp ? qp : NULL;
+	if (port < rdma_start_port(dev->ibdev) || i >= dev->nr_port_qps)
+		return NULL;
+	return &dev->port_qps[i];
+}
+
+/*
+ * A packet's QP 0 or 1 on a device with one port (rxe): its special QP.
+ * Context: RCU read side.
+ */
+static inline struct ft_qp *ft_qp_special_rx(const struct ft_dev *dev, u32 qpn)
+{
+	return qpn <= 1 && qpn < dev->nr_port_qps ?
+	       rcu_dereference(dev->port_qps[qpn]) : NULL;
 }
 
 /**
@@ -130,20 +125,23 @@ static inline struct ft_qp *ft_qp_of_hooked(const struct ft_dev *dev,
  * @dev: its device
  * @ibqp: the QP
  *
+ * Inline: the transmit tap calls it for every packet; a special QP's
+ * costs a second look only after the index has none.
  * Context: RCU read side.
  * Return: the entry, or NULL if @ibqp has none.
  */
 static inline struct ft_qp *ft_qp_of(const struct ft_dev *dev,
 				     const struct ib_qp *ibqp)
 {
-	struct ft_qp __rcu **slot = NULL;
-	struct ft_qp *qp;
+	struct ft_qp __rcu **slot;
+	struct ft_qp *qp = ft_qpidx_find(dev->idx, ibqp->qp_num);
 
-	if (unlikely(ibqp->qp_num <= 1))
-		slot = ft_port_qp_slot(dev, ibqp->qp_num, ibqp->port);
-	if (!slot)
-		return ft_qp_of_hooked(dev, ibqp);
-	qp = rcu_dereference(*slot);
+	if (likely(qp && qp->ibqp == ibqp))
+		return qp;
+	if (!ft_qp_type_special(ibqp->qp_type))
+		return NULL;
+	slot = ft_port_qp_slot(dev, ibqp->qp_type, ibqp->port);
+	qp = slot ? rcu_dereference(*slot) : NULL;
 	return qp && qp->ibqp == ibqp ? qp : NULL;
 }
 

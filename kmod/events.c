@@ -176,10 +176,10 @@ void ft_event_qp(const struct ft_dev *dev, struct ft_qp *qp, unsigned int kind)
 		count = atomic64_read(&qp->cong.rnr_timeouts);
 		break;
 	case FABTRACE_EVENT_KIND_RETRY_EXHAUSTED:
-		count = atomic64_read(&qp->cong.retry_exh);
+		count = atomic_read(&qp->cong.retry_exh);
 		break;
 	case FABTRACE_EVENT_KIND_QP_ERROR:
-		count = atomic64_read(&qp->cong.errors);
+		count = atomic_read(&qp->cong.errors);
 		break;
 	}
 	ev_queue(dev, qp, kind, count);

@@ -183,7 +183,7 @@ static void entered_error(const struct ft_dev *dev, struct ft_qp *qp)
 {
 	if (xchg(&qp->state, IB_QPS_ERR) == IB_QPS_ERR)
 		return;
-	atomic64_inc(&qp->cong.errors);
+	atomic_inc(&qp->cong.errors);
 	ft_event_qp(dev, qp, FABTRACE_EVENT_KIND_QP_ERROR);
 }
 
@@ -237,7 +237,8 @@ static void path_changed(struct ft_dev *dev, struct ft_qp *qp,
 
 	spin_lock(&dev->lock);
 	old_port = READ_ONCE(qp->port);
-	if (mask & IB_QP_PORT)
+	/* a special QP's port is its key (qp.c), and never changes */
+	if ((mask & IB_QP_PORT) && !ft_qp_type_special(qp->type))
 		WRITE_ONCE(qp->port, attr->port_num);
 	if (mask & IB_QP_DEST_QPN)
 		WRITE_ONCE(qp->rqpn, attr->dest_qp_num);
@@ -342,7 +343,7 @@ void notrace ft_life_cqe(const struct ib_cq *cq, const void *cqe)
 		qp = wc->qp ? entry_of(wc->qp, &dev) : NULL;
 	}
 	if (qp) {
-		atomic64_inc(&qp->cong.retry_exh);
+		atomic_inc(&qp->cong.retry_exh);
 		ft_event_qp(dev, qp, FABTRACE_EVENT_KIND_RETRY_EXHAUSTED);
 	}
 	rcu_read_unlock();

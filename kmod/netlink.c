@@ -212,6 +212,7 @@ int ft_nl_init(void)
 	BUILD_BUG_ON(FABTRACE_A_CONG_LAST_RNR_TIMEOUT - FABTRACE_A_CONG_LAST_CE !=
 		     FT_LAST_RNR_TIMEOUT - FT_LAST_CE);
 
+	ft_nl_load_time = ktime_get_real_ns();
 	err = ft_compat_merge_ops(&fabtrace_nl_family);
 	if (err)
 		return err;
@@ -220,6 +221,9 @@ int ft_nl_init(void)
 	fabtrace_nl_family.mcgrps = mcgrps;
 	return genl_register_family(&fabtrace_nl_family);
 }
+
+/* When the counters started: stats' load-time. */
+u64 ft_nl_load_time;
 
 void ft_nl_exit(void)
 {

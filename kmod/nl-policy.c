@@ -2,7 +2,6 @@
 /* Netlink: the PFC/ECN policy of each port (policy-get do and dump, policy-set). */
 
 #include <linux/netdevice.h>
-#include <linux/rtnetlink.h>
 #include <net/genetlink.h>
 #include <rdma/ib_verbs.h>
 
@@ -73,7 +72,7 @@ static int policy_fill(struct sk_buff *skb, struct ft_dev *dev, u32 port,
 
 	ft_nl_dev_name(dev, name);
 	ft_policy_read(dev, port, &p);
-	ft_dcb_snap(dev, port, &dcb);
+	ft_dcb_snap(dev, port, net, &dcb);
 	hdr = genlmsg_put(skb, portid, seq, &fabtrace_nl_family, flags,
 			  FABTRACE_CMD_POLICY_GET);
 	if (!hdr)
@@ -290,11 +289,11 @@ int fabtrace_nl_policy_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		goto out_put;
 	/* the push follows the change it pushes, before the next change */
-	rtnl_lock();
+	ft_dcb_lock();
 	err = ft_policy_edit(req.dev, req.port, &edit);
 	if (!err)
 		err = ft_dcb_apply(req.dev, req.port, info->extack);
-	rtnl_unlock();
+	ft_dcb_unlock();
 out_put:
 	ft_dev_put(req.dev);
 	return err;

@@ -14,6 +14,16 @@
 
 /* --- QPs ----------------------------------------------------------------- */
 
+/*
+ * The path of the last cgroup a reply named: a job's QPs share theirs, and
+ * a path costs a lookup and a walk up the tree.
+ */
+struct cg_cache {
+	u64 id;
+	int len;			/* < 0: no path (gone, or not visible) */
+	char path[512];
+};
+
 struct qp_filter {
 	struct pid_namespace *ns;
 	u32 qpn_min, qpn_max;
@@ -22,6 +32,7 @@ struct qp_filter {
 	u32 state;
 	u32 flags;
 	bool has_pid, has_type, has_state;
+	struct cg_cache *cg;		/* NULL: no memory for paths */
 };
 
 static u32 qp_flags(const struct ft_dev *dev, const struct ft_qp *qp)
@@ -57,11 +68,50 @@ static bool qp_match(const struct ft_dev *dev, const struct ft_qp *qp,
 	return true;
 }
 
+/*
+ * A user QP's cgroup: its id, and its path as the reader's cgroup
+ * namespace sees it, if the cgroup still exists and lies in it.  Context:
+ * RCU read side: cgroup_path_ns() takes the cgroup mutex, so the path
+ * comes from kernfs, below the namespace's root, as it builds it.
+ */
+static int put_cgroup(struct sk_buff *skb, u64 id, struct cg_cache *cg)
+{
+#ifdef CONFIG_CGROUPS
+	struct kernfs_node *root;
+	struct cgroup *cgrp;
+
+	if (!id)
+		return 0;
+	if (ft_nl_put_u64(skb, FABTRACE_A_QP_CGROUP_ID, id, FABTRACE_A_QP_PAD))
+		return -EMSGSIZE;
+	if (!cg)
+		return 0;
+	if (cg->id != id) {
+		cg->id = id;
+		cg->len = -1;
+		/* only one in the reader's cgroup namespace is found */
+		cgrp = cgroup_get_from_id(id);
+		if (!IS_ERR(cgrp)) {
+			if (current->nsproxy) {
+				root = current->nsproxy->cgroup_ns->root_cset->dfl_cgrp->kn;
+				cg->len = kernfs_path_from_node(cgrp->kn, root, cg->path,
+								sizeof(cg->path));
+			}
+			cgroup_put(cgrp);
+		}
+	}
+	if (cg->len >= 0 && cg->len < sizeof(cg->path) &&
+	    nla_put_string(skb, FABTRACE_A_QP_CGROUP, cg->path))
+		return -EMSGSIZE;
+#endif
+	return 0;
+}
+
 /* Fill one QP; @cb is the dump's, to flag it interrupted, or NULL. */
 static int qp_fill(struct sk_buff *skb, const struct ft_dev *dev,
 		   const struct ft_qp *qp, const char *dev_name,
-		   struct pid_namespace *ns, u32 portid, u32 seq,
-		   struct netlink_callback *cb)
+		   struct pid_namespace *ns, struct cg_cache *cg, u32 portid,
+		   u32 seq, struct netlink_callback *cb)
 {
 	static const u8 zero[16];
 	struct ft_snap snap, *s = &snap;
@@ -104,6 +154,8 @@ static int qp_fill(struct sk_buff *skb, const struct ft_dev *dev,
 	    ft_nl_put_u64(skb, FABTRACE_A_QP_DESTROY_TIME, ft_nl_realtime(qp->dtime),
 			  FABTRACE_A_QP_PAD))
 		goto err_cancel;
+	if (put_cgroup(skb, qp->cgroup, cg))
+		goto err_cancel;
 	if (ft_nl_put_counters(skb, s, FABTRACE_A_QP_TX, FABTRACE_A_QP_RX,
 			       FABTRACE_A_QP_CONG))
 		goto err_cancel;
@@ -143,14 +195,22 @@ static const int qp_dump_only[] = {
 	FABTRACE_A_QP_TYPE, FABTRACE_A_QP_STATE, FABTRACE_A_QP_MATCH_FLAGS,
 };
 
-/* The newest entry for @qpn: the live one, else the last destroyed one. */
+/*
+ * The newest entry for @qpn: the live one, else the last destroyed one.
+ * QP numbers 0 and 1: the first port's special QP (a multi-port HCA's
+ * others, and mlx5's own QP 1, are in dumps).
+ */
 static struct ft_qp *qp_lookup(struct ft_dev *dev, u32 qpn)
 {
 	struct ft_qp *qp, *found;
+	u32 key = FT_KEY_PORTS + qpn;
 
 	found = ft_qpidx_find(dev->idx, qpn);
-	if (found)
+	if (!found && qpn <= 1)
+		found = ft_qp_next(dev, &key, qpn);
+	if (found && found->qpn == qpn)
 		return found;
+	found = NULL;
 	for (qp = ft_retired_first(dev); qp; qp = ft_retired_next(qp))
 		if (qp->qpn == qpn && !(READ_ONCE(qp->flags) & FT_QP_EVICTED))
 			found = qp;
@@ -162,6 +222,7 @@ int fabtrace_nl_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr **tb = info->attrs;
 	struct pid_namespace *ns = task_active_pid_ns(current);
 	char name[IB_DEVICE_NAME_MAX];
+	struct cg_cache *cg;
 	struct sk_buff *msg;
 	struct ft_dev *dev;
 	struct ft_qp *qp;
@@ -197,14 +258,16 @@ int fabtrace_nl_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 		goto err_put_dev;
 	}
 	ft_nl_dev_name(dev, name);
+	cg = kzalloc(sizeof(*cg), GFP_KERNEL);
 	rcu_read_lock();
 	qp = qp_lookup(dev, nla_get_u32(tb[FABTRACE_A_QP_QPN]));
 	if (qp && ft_qp_visible(qp, ns))
-		err = qp_fill(msg, dev, qp, name, ns, info->snd_portid,
+		err = qp_fill(msg, dev, qp, name, ns, cg, info->snd_portid,
 			      info->snd_seq, NULL);
 	else
 		err = -ENOENT;
 	rcu_read_unlock();
+	kfree(cg);
 	if (err == -ENOENT)
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[FABTRACE_A_QP_QPN],
 				    "no such QP");
@@ -257,7 +320,7 @@ static int qp_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 		for (key = ctx->qpn; (qp = ft_qp_next(dev, &key, f->qpn_max)); key++) {
 			if (!qp_match(dev, qp, f))
 				continue;
-			err = qp_fill(skb, dev, qp, name, f->ns, portid, seq, cb);
+			err = qp_fill(skb, dev, qp, name, f->ns, f->cg, portid, seq, cb);
 			if (err)
 				break;
 		}
@@ -270,7 +333,7 @@ static int qp_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 	for (qp = ft_retired_first(dev); qp; qp = ft_retired_next(qp)) {
 		if (n++ < ctx->retired || !qp_match(dev, qp, f))
 			continue;
-		err = qp_fill(skb, dev, qp, name, f->ns, portid, seq, cb);
+		err = qp_fill(skb, dev, qp, name, f->ns, f->cg, portid, seq, cb);
 		if (err) {
 			n--;
 			break;
@@ -324,6 +387,7 @@ int fabtrace_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	if (tb[FABTRACE_A_QP_DEV_NAME])
 		name = nla_data(tb[FABTRACE_A_QP_DEV_NAME]);
 
+	f.cg = kzalloc(sizeof(*f.cg), GFP_KERNEL);
 	cb->seq = dump_generation();
 	while ((dev = ft_dev_get(ctx->dev_index, NULL, true))) {
 		bool match = (!tb[FABTRACE_A_QP_DEV_INDEX] ||
@@ -350,6 +414,7 @@ int fabtrace_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	 * retired) flags the NLMSG_DONE that follows, even in a one-part dump.
 	 */
 	cb->seq = dump_generation();
+	kfree(f.cg);
 	return err == -EMSGSIZE && skb->len ? skb->len : err;
 }
 

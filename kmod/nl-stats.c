@@ -87,7 +87,9 @@ int fabtrace_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 	    ft_nl_put_u64(msg, FABTRACE_A_STATS_CNP_FAILED,
 			  atomic64_read(&ft_cnp_stats.failed), FABTRACE_A_STATS_PAD) ||
 	    ft_nl_put_u64(msg, FABTRACE_A_STATS_CNP_SKIPPED,
-			  atomic64_read(&ft_cnp_stats.skipped), FABTRACE_A_STATS_PAD))
+			  atomic64_read(&ft_cnp_stats.skipped), FABTRACE_A_STATS_PAD) ||
+	    ft_nl_put_u64(msg, FABTRACE_A_STATS_LOAD_TIME, ft_nl_load_time,
+			  FABTRACE_A_STATS_PAD))
 		goto err_free_msg;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);

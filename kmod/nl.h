@@ -9,6 +9,8 @@
 
 struct ft_dev;
 
+extern u64 ft_nl_load_time;
+
 u64 ft_nl_realtime(u64 mono_ns);
 int ft_nl_put_u64(struct sk_buff *skb, int type, u64 val, int pad);
 int ft_nl_put_traffic(struct sk_buff *skb, int type, u64 bytes,

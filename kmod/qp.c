@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* QP entries: creation, destruction, retention, reset and discovery. */
 
+#include <linux/cgroup.h>
 #include <linux/moduleparam.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
@@ -46,19 +47,19 @@ unsigned int ft_qp_entry_size(void)
 }
 
 /*
- * The slot of QP @qpn of @port.  Caller holds dev->lock.  A missing leaf is
- * taken from @spare, which the caller allocated before locking (NULL: do
- * not add one).  Leaves are never freed before the device.
+ * The slot of QP @qpn of @type on @port (a special QP's port never
+ * changes).  Caller holds dev->lock.  A missing leaf is taken from @spare,
+ * which the caller allocated before locking (NULL: do not add one).
+ * Leaves are never freed before the device.
  */
-static struct ft_qp __rcu **slot_of(struct ft_dev *dev, u32 qpn, u32 port,
-				    struct ft_leaf **spare)
+static struct ft_qp __rcu **slot_of(struct ft_dev *dev, u32 qpn, u32 type,
+				    u32 port, struct ft_leaf **spare)
 {
-	struct ft_qp __rcu **slot = ft_port_qp_slot(dev, qpn, port);
 	struct ft_leaf *leaf;
 	u32 hi = (qpn >> FT_LEAF_BITS) & (FT_ROOT_SIZE - 1);
 
-	if (slot)
-		return slot;
+	if (ft_qp_type_special(type))
+		return ft_port_qp_slot(dev, type, port);
 	leaf = rcu_dereference_protected(dev->idx->root[hi],
 					 lockdep_is_held(&dev->lock));
 	if (leaf == &ft_leaf_none) {
@@ -72,17 +73,32 @@ static struct ft_qp __rcu **slot_of(struct ft_dev *dev, u32 qpn, u32 port,
 	return &leaf->slot[qpn & (FT_LEAF_SIZE - 1)];
 }
 
+/*
+ * A user QP's owner is its creator, with the cgroup it was in then (a
+ * pod's, a job's).  A kernel QP's is the owner of its protection domain:
+ * ib_core names rdma_cm as the owner of every QP rdma_cm creates, where
+ * the ULP that asked for the connection (nvme_rdma, rpcrdma) allocated
+ * the PD, and that is what tells storage traffic from the rest.
+ */
 static void fill_owner(struct ft_qp *qp, struct ib_qp *ibqp)
 {
 	struct rdma_restrack_entry *res = &ibqp->res;
+	const char *name = res->kern_name;
 
 	if (res->task) {
 		qp->owner = get_task_pid(res->task, PIDTYPE_TGID);
 		get_task_comm(qp->comm, res->task);
-	} else {
-		qp->flags |= FT_QP_KERNEL;
-		strscpy(qp->comm, res->kern_name ?: "kernel", sizeof(qp->comm));
+#ifdef CONFIG_CGROUPS
+		rcu_read_lock();
+		qp->cgroup = cgroup_id(task_dfl_cgroup(res->task));
+		rcu_read_unlock();
+#endif
+		return;
 	}
+	qp->flags |= FT_QP_KERNEL;
+	if (ibqp->pd && ibqp->pd->res.kern_name)
+		name = ibqp->pd->res.kern_name;
+	strscpy(qp->comm, name ?: "kernel", sizeof(qp->comm));
 }
 
 /*
@@ -236,11 +252,12 @@ static bool qp_insert(struct ft_dev *dev, struct ft_qp *qp, gfp_t gfp)
 	struct ft_qp *old;
 	bool added = false;
 
-	if (rcu_access_pointer(dev->idx->root[hi]) == &ft_leaf_none)
+	if (!ft_qp_type_special(qp->type) &&
+	    rcu_access_pointer(dev->idx->root[hi]) == &ft_leaf_none)
 		spare = kzalloc(sizeof(*spare), gfp | __GFP_NOWARN);
 
 	spin_lock(&dev->lock);
-	slot = slot_of(dev, qp->qpn, qp->port, &spare);
+	slot = slot_of(dev, qp->qpn, qp->type, qp->port, &spare);
 	if (!slot) {
 		atomic64_inc(&ft_qp_stats.alloc_fail);
 		goto out_unlock;
@@ -302,7 +319,7 @@ void ft_qp_destroyed(struct ft_dev *dev, struct ib_qp *ibqp)
 	struct ft_qp *qp = NULL;
 
 	spin_lock(&dev->lock);
-	slot = slot_of(dev, ibqp->qp_num, ibqp->port, NULL);
+	slot = slot_of(dev, ibqp->qp_num, ibqp->qp_type, ibqp->port, NULL);
 	if (slot) {
 		qp = rcu_dereference_protected(*slot,
 					       lockdep_is_held(&dev->lock));
@@ -350,7 +367,8 @@ static void discover_one(struct ft_dev *dev, struct ib_qp *ibqp)
 	qp->flags |= FT_QP_DISCOVERED;
 	if (!ib_query_qp(ibqp, &attr, mask, &init)) {
 		qp->state = attr.qp_state;
-		if (attr.port_num)
+		/* a special QP's port is its key: ib_core's, not the driver's */
+		if (attr.port_num && !ft_qp_type_special(qp->type))
 			qp->port = attr.port_num;
 		if (qp->type != IB_QPT_UD && qp->type != IB_QPT_GSI &&
 		    attr.qp_state >= IB_QPS_RTR) {
@@ -507,10 +525,10 @@ again:
  * ft_qp_next() - the first live entry of @dev at key *@key or after it
  * @dev: the device
  * @key: where to look from; set to the key of the entry found
- * @qpn_max: the last QP number of the index to look at
+ * @qpn_max: the last QP number to look at
  *
- * Keys are QP numbers in the index, then FT_KEY_PORTS + i for the QP0
- * and QP1 of ports after the first (ft_dev.port_qps[i]).
+ * Keys are QP numbers in the index, then FT_KEY_PORTS + i for the
+ * special QPs (ft_dev.port_qps[i]).
  * Context: RCU read side.
  * Return: the entry, or NULL (*@key is then past the last key).
  */
@@ -611,8 +629,10 @@ void ft_qp_reset(struct ft_qp *qp)
 		for (c = dirs[i]->pkts; c < dirs[i]->pkts + FT_SLOT_MAX; c++)
 			atomic64_set(c, 0);
 	}
-	for (c = &qp->cong.rx_ect; c <= &qp->cong.errors; c++)
+	for (c = &qp->cong.rx_ect; c <= &qp->cong.rx_oos; c++)
 		atomic64_set(c, 0);
+	atomic_set(&qp->cong.retry_exh, 0);
+	atomic_set(&qp->cong.errors, 0);
 	for (i = 0; i < FT_LAST_MAX; i++)
 		WRITE_ONCE(qp->cong.last[i], 0);
 }
@@ -637,8 +657,9 @@ bool ft_qp_congested(const struct ft_qp *qp)
 
 int ft_qp_init(void)
 {
-	BUILD_BUG_ON(offsetof(struct ft_cong, errors) -
-		     offsetof(struct ft_cong, rx_ect) != 8 * sizeof(atomic64_t));
+	/* ft_qp_reset() zeroes the 64-bit counters as one run */
+	BUILD_BUG_ON(offsetof(struct ft_cong, rx_oos) -
+		     offsetof(struct ft_cong, rx_ect) != 6 * sizeof(atomic64_t));
 	BUILD_BUG_ON(sizeof(struct ft_qp) > FT_QP_SIZE_MAX);
 	ft_qp_cache = KMEM_CACHE(ft_qp, 0);
 	if (!ft_qp_cache)

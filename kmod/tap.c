@@ -50,12 +50,17 @@ static __always_inline void tap_hdrs(struct ft_dev *dev,
 	this_cpu_inc(pc->pkts[dir][(unsigned long)pkt.slot]);
 
 	if (dir == FT_TX)
-		qp = ft_qp_of_hooked(dev, ibqp);
+		qp = ft_qp_of(dev, ibqp);
 	else
 		qp = ft_qpidx_find(dev->idx, pkt.qpn);
 	if (unlikely(!qp)) {
-		this_cpu_inc(pc->unknown[dir]);
-		return;
+		/* QP0 and QP1 live apart from the index (ft_dev.port_qps) */
+		if (dir == FT_RX)
+			qp = ft_qp_special_rx(dev, pkt.qpn);
+		if (!qp) {
+			this_cpu_inc(pc->unknown[dir]);
+			return;
+		}
 	}
 
 	ev = dir == FT_TX ? ft_acct_tx(qp, &pkt) : ft_acct_rx(qp, &pkt);

@@ -122,6 +122,8 @@ static int __init ft_dcbnl_init(void)
 	} else {
 		dev_hold(ndev);
 		ndev->dcbnl_ops = &rec_ops;
+		/* as a NIC's DCB coming up would: listeners read it */
+		dcbnl_ieee_notify(ndev, RTM_SETDCB, DCB_CMD_IEEE_SET, 0, 0);
 	}
 	rtnl_unlock();
 	if (err)

@@ -40,6 +40,15 @@ static inline void atomic64_set(atomic64_t *v, s64 i)
 	__atomic_store_n(&v->counter, i, __ATOMIC_RELAXED);
 }
 
+typedef struct {
+	s32 counter;
+} atomic_t;
+
+static inline s32 atomic_read(const atomic_t *v)
+{
+	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
+}
+
 struct list_head {
 	struct list_head *next, *prev;
 };
