@@ -120,6 +120,7 @@ static struct ft_dev *dev_alloc(struct ib_device *ibdev)
 	dev->hooked = !strcmp(dev->driver, "rdma_rxe");
 	spin_lock_init(&dev->lock);
 	dev->retired_tail = &dev->retired;
+	INIT_DELAYED_WORK(&dev->audit, ft_qp_audit_fn);
 	return dev;
 
 err_free_pfc:
@@ -286,6 +287,8 @@ static void ft_client_remove(struct ib_device *ibdev, void *data)
 		synchronize_rcu();
 	}
 	mutex_unlock(&ft_devs_lock);
+	/* the ib_device's restrack is about to go */
+	cancel_delayed_work_sync(&dev->audit);
 	ft_pfc_dev_detach(dev);
 	pr_debug("forgetting %s\n", dev->name);
 	kref_put(&dev->ref, dev_release);

@@ -8,6 +8,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
 #include "acct.h"
@@ -58,6 +59,7 @@ struct ft_dev {
 	 * DSCP d's priority is ECN-capable (ft_ect_wanted()); 0: mark none.
 	 */
 	u64 ect_dscp;
+	struct delayed_work audit;	/* after discovery: ft_qp_audit_fn() */
 	struct ft_pfc *pfc;		/* never NULL; pfc.c */
 	struct ft_dcb *dcb;		/* never NULL; dcb.c */
 };

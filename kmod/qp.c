@@ -305,6 +305,15 @@ void ft_qp_created(struct ft_dev *dev, struct ib_qp *ibqp)
 		ft_event_qp(dev, qp, FABTRACE_EVENT_KIND_QP_CREATE);
 }
 
+/* After an entry was retired: tell, and start the clock of its retention. */
+static void retired_tell(struct ft_dev *dev, struct ft_qp *qp)
+{
+	ft_event_qp(dev, qp, FABTRACE_EVENT_KIND_QP_DESTROY);
+	/* a no-op while the worker is queued: it reschedules itself */
+	queue_delayed_work(system_wq, &retire_work,
+			   msecs_to_jiffies(READ_ONCE(ft_retain_ms)));
+}
+
 /**
  * ft_qp_destroyed() - retire the entry of a QP the RDMA core destroyed
  * @dev: its device
@@ -329,14 +338,10 @@ void ft_qp_destroyed(struct ft_dev *dev, struct ib_qp *ibqp)
 			qp = NULL;
 	}
 	spin_unlock(&dev->lock);
-
-	if (!qp)
-		return;
-	ft_event_qp(dev, qp, FABTRACE_EVENT_KIND_QP_DESTROY);
-	/* a no-op while the worker is queued: it reschedules itself */
-	queue_delayed_work(system_wq, &retire_work,
-			   msecs_to_jiffies(READ_ONCE(ft_retain_ms)));
+	if (qp)
+		retired_tell(dev, qp);
 }
+
 
 /*
  * The restrack root of a device, which ib_core keeps private: an xarray of
@@ -386,6 +391,57 @@ static void discover_one(struct ft_dev *dev, struct ib_qp *ibqp)
 	qp_insert(dev, qp, GFP_KERNEL);
 }
 
+static struct ft_restrack_root *restrack_qps(const struct ft_dev *dev)
+{
+	if (!dev->ibdev->res)
+		return NULL;
+	return &((struct ft_restrack_root *)dev->ibdev->res)[RDMA_RESTRACK_QP];
+}
+
+/*
+ * The walk below holds each QP while it adds it, but rdma_restrack_del()
+ * runs the destroy hook at its entry and only then waits for holders: a
+ * QP destroyed while the walk was at it can be added after its destroy
+ * found nothing to retire, and stay live.  This retires, a while after
+ * the walk, every discovered entry whose restrack entry is gone.  QPs are
+ * compared by address, never touched: they may be freed.  restrack keys a
+ * special QP by its number and port (6.1 and 6.12).  Context: process.
+ */
+void ft_qp_audit_fn(struct work_struct *work)
+{
+	struct ft_dev *dev = container_of(to_delayed_work(work), struct ft_dev, audit);
+	struct ft_restrack_root *rt = restrack_qps(dev);
+	struct ft_qp __rcu **slot;
+	const void *res;
+	struct ft_qp *qp;
+	u32 key, id;
+	bool gone;
+
+	if (!rt)
+		return;
+	rcu_read_lock();
+	for (key = 0; (qp = ft_qp_next(dev, &key, FT_KEY_PORTS - 1)); key++) {
+		if (!(READ_ONCE(qp->flags) & FT_QP_DISCOVERED))
+			continue;
+		res = &((const struct ib_qp *)qp->ibqp)->res;
+		id = qp->qpn;
+		if (ft_qp_type_special(qp->type))
+			id |= (u32)qp->port << 24;
+		if (xa_load(&rt->xa, id) == res)
+			continue;
+		spin_lock(&dev->lock);
+		slot = slot_of(dev, qp->qpn, qp->type, qp->port, NULL);
+		gone = slot && rcu_dereference_protected(*slot,
+							  lockdep_is_held(&dev->lock)) == qp;
+		if (gone)
+			retire_locked(dev, slot, qp);
+		spin_unlock(&dev->lock);
+		if (gone)
+			retired_tell(dev, qp);
+	}
+	rcu_read_unlock();
+}
+
 /**
  * ft_qp_discover() - add entries for the QPs a device already has
  * @dev: a device fabtrace just learnt of
@@ -394,13 +450,12 @@ static void discover_one(struct ft_dev *dev, struct ib_qp *ibqp)
  */
 void ft_qp_discover(struct ft_dev *dev)
 {
-	struct ft_restrack_root *rt;
+	struct ft_restrack_root *rt = restrack_qps(dev);
 	struct rdma_restrack_entry *res;
 	unsigned long id;
 
-	if (!dev->ibdev->res)
+	if (!rt)
 		return;
-	rt = &((struct ft_restrack_root *)dev->ibdev->res)[RDMA_RESTRACK_QP];
 
 	xa_lock(&rt->xa);
 	xa_for_each(&rt->xa, id, res) {
@@ -413,6 +468,8 @@ void ft_qp_discover(struct ft_dev *dev)
 		xa_lock(&rt->xa);
 	}
 	xa_unlock(&rt->xa);
+	/* a destroy that raced the walk is at its xa_erase() by then */
+	schedule_delayed_work(&dev->audit, HZ);
 }
 
 /*

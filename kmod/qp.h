@@ -30,6 +30,8 @@ void ft_qp_exit(void);
 void ft_qp_created(struct ft_dev *dev, struct ib_qp *ibqp);
 void ft_qp_destroyed(struct ft_dev *dev, struct ib_qp *ibqp);
 void ft_qp_discover(struct ft_dev *dev);
+struct work_struct;
+void ft_qp_audit_fn(struct work_struct *work);
 void ft_qp_free_all(struct ft_dev *dev);
 void ft_qp_reset(struct ft_qp *qp);
 void ft_qp_retain_changed(void);
