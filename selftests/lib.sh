@@ -26,6 +26,7 @@
 #                           ending) stops the remote command too: remote
 #                           commands never outlive the local `peer` process
 #   peer_lib FUNC ARGS...   run a function of this library on the peer
+#   peer_fn FUNC ARGS...    run a function of the test itself on the peer
 #   on_both CMD ...         CMD here, then on the peer; fails if either fails
 #
 # KTAP:   ktap_plan N; ktap_result DESC CMD...; ktap_assert DESC CMD...
@@ -210,6 +211,16 @@ peer_lib() {
 
 	printf -v q '%q ' "$@"
 	"$FTPEER" "bash -c $(printf '%q' ". $(printf '%q' "$FT_LIB") && $q")"
+}
+
+# peer_fn FUNC [ARGS...]: a function of the calling test, run on the peer
+# (with this library); it sees only its arguments and the harness's FT_*.
+peer_fn() {
+	local f=$1 q
+
+	shift
+	printf -v q '%q ' "$@"
+	"$FTPEER" "bash -c $(printf '%q' ". $(printf '%q' "$FT_LIB") && $(declare -f "$f") && $f $q")"
 }
 
 on_both() {
