@@ -88,6 +88,19 @@ hotpath() {
 			"$([ "$k" = 0 ] && echo "ECN off" || echo "ECN on: every packet marked")" \
 			$(( (ir[f] - ir[e]) / (pkts / 4) ))
 	done
+	# a CE-marked packet: counted, an event noted, and (cnp on) answered
+	say "   a CE-marked WRITE received (fabtrace, 100k QPs, rx-write-ce):"
+	for k in 0 1; do
+		for impl in e f; do
+			ir[$impl]=$(HOTPATH_CNP=$k valgrind --tool=callgrind --toggle-collect='run_*' \
+				--callgrind-out-file=/dev/null "$bin" 100000 $((pkts / 4)) "$impl" rx-write-ce 2>&1 |
+				sed -n 's/.*Collected : //p')
+		done
+		printf '     %-30s %5s instructions\n' \
+			"$([ "$k" = 0 ] && echo "cnp off" || echo "cnp on: its CNP built")" \
+			$(( (ir[f] - ir[e]) / (pkts / 4) ))
+	done
+	say "     (with cnp on the kernel then allocates one skb and sends it: not counted)"
 	# a PFC frame touches no QP (a QP's paused time is derived when read):
 	# its cost is the parse and one priority's account, whatever the QPs
 	gcc -O2 -g -Wall -Wextra -Werror -o "$out/pfcframe" "$here/pfcframe.c"

@@ -60,6 +60,21 @@ static u64 events;
  */
 static u64 bench_ect;
 
+/*
+ * HOTPATH_CNP=1: a CE-marked packet is answered as kmod/cnp.c answers it,
+ * its CNP built by kmod/roce.c (the kernel then takes one skb and sends it
+ * through the IP stack, which is not counted here).
+ */
+static int bench_cnp;
+static uint8_t cnp_buf[64];
+
+static __attribute__((noinline)) void answer_ce(const uint8_t *ip, unsigned int len,
+						uint32_t rqpn)
+{
+	if (!ft_cnp_build(cnp_buf, ip, len, rqpn, 48))
+		abort();
+}
+
 /* As kmod/tap.c's: out of line, the marking of kmod/roce.h. */
 static __attribute__((noinline)) void mark_ect(uint8_t *ip, unsigned int len, u64 ect)
 {
@@ -97,8 +112,11 @@ static inline __attribute__((always_inline)) void fabtrace(const void *ibdev,
 		return;
 	}
 	ev = dir == FT_TX ? ft_acct_tx(qp, &pkt) : ft_acct_rx(qp, &pkt);
-	if (unlikely(ev))
+	if (unlikely(ev)) {
 		events++;	/* the module stamps a time and maybe queues an event */
+		if (dir == FT_RX && (ev & FT_EV_CE) && *(volatile int *)&bench_cnp)
+			answer_ce(h, len, pkt.qpn);
+	}
 }
 
 /* --- the naive design ------------------------------------------------------ */
@@ -206,6 +224,7 @@ static const struct kind {
 	{ "tx-ack", 0x11, 0, 0x1f, 0, FT_TX },
 	{ "rx-ack", 0x11, 0, 0x1f, 0, FT_RX },
 	{ "rx-read-resp", 0x0e, 2, 0, 1024, FT_RX },
+	{ "rx-write-ce", 0x07, 3, 0, 1024, FT_RX },
 };
 
 static int build_kind(const char *name)
@@ -359,6 +378,7 @@ int main(int argc, char **argv)
 	int only = argc > 3 ? argv[3][0] : 0;
 	const char *b = getenv("HOTPATH_BURST");
 	const char *ect = getenv("HOTPATH_ECT");
+	const char *cnp = getenv("HOTPATH_CNP");
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s NQPS NPKTS [f|n|e [KIND]]\n", argv[0]);
@@ -368,6 +388,8 @@ int main(int argc, char **argv)
 		burst = strtoul(b, NULL, 0) ?: 1;
 	if (ect)
 		bench_ect = strtoull(ect, NULL, 0);
+	if (cnp)
+		bench_cnp = atoi(cnp);
 	nqps = strtoul(argv[1], NULL, 0);
 	npkts = strtoul(argv[2], NULL, 0);
 	if (!nqps || nqps > 0xffffff - 16 || !npkts)
