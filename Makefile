@@ -8,6 +8,7 @@
 #   make dkms-install    module sources to /usr/src/fabtrace-VERSION, then
 #                        dkms add/build/install for every kernel (KVER=...)
 #   make dkms-uninstall  dkms remove, sources removed
+#   make deb             fabtrace and fabtrace-dkms .debs in build/deb, linted
 #   make deps            every Debian package the build, demo and tests need
 #   make check           host unit tests (no kernel needed)
 #   make dkms-check      dkms build + install for every kernel, in build/dkms
@@ -56,12 +57,12 @@ export TOP BUILD KVERS
 
 .PHONY: all modules bench-modules test-modules user check vm-test test demo demo-run bench deps install \
 	uninstall install-user uninstall-user clean style sparse spec-check help fresh-check \
-	fuzz test-debug dkms-src dkms-install dkms-uninstall dkms-check
+	fuzz test-debug dkms-src dkms-install dkms-uninstall dkms-check deb
 
 all: modules user
 
 help:
-	@sed -n '3,21s/^# \{0,1\}//p' $(TOP)/Makefile
+	@sed -n '3,22s/^# \{0,1\}//p' $(TOP)/Makefile
 
 # --- kernel module --------------------------------------------------------
 # Each kernel gets its own tree of symlinks under build/, so objects built
@@ -196,6 +197,15 @@ dkms-uninstall:
 dkms-check:
 	$(need_kvers)
 	$(TOP)/selftests/pkg/dkms_check.sh $(KVERS)
+
+# --- Debian packages ----------------------------------------------------------
+# make deb: the binary packages fabtrace (CLI, man page, bash completion,
+# systemd units) and fabtrace-dkms (the module's sources for DKMS), built by
+# dpkg-buildpackage (debhelper 13, dh-dkms) in a copy of this tree staged in
+# build/deb/fabtrace-VERSION, with user/debian/ as its debian/; then lintian,
+# whose errors fail the target (selftests/scripts/deb.sh).
+deb:
+	$(TOP)/selftests/scripts/deb.sh $(BUILD)/deb $(VERSION)
 
 # --- dependencies -----------------------------------------------------------
 deps:
