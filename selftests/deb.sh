@@ -29,7 +29,7 @@ DEBS=${FT_BUILD:-}/deb
 CLI_DEB=$(ls "$DEBS"/fabtrace_*.deb 2>/dev/null | head -n 1) || true
 DKMS_DEB=$(ls "$DEBS"/fabtrace-dkms_*_all.deb 2>/dev/null | head -n 1) || true
 [ -n "$CLI_DEB" ] && [ -n "$DKMS_DEB" ] || skip_all "no packages in $DEBS (make deb)"
-require_cmd dpkg dkms make gcc modprobe
+require_cmd dpkg dkms make gcc modprobe python3
 [ -e "/lib/modules/$K/build/include" ] || skip_all "no headers for $K (make deps)"
 VERSION=$(dpkg-deb -f "$DKMS_DEB" Version)
 dpkg -s fabtrace-dkms >/dev/null 2>&1 && skip_all "fabtrace-dkms is installed already: not a node the harness set up"
@@ -70,7 +70,12 @@ phase() {
 	echo "# + $*" >>"$LOG"
 	"$@" >>"$LOG" 2>&1 || rc=$?
 	log "$desc: $((SECONDS - t0))s"
-	[ "$rc" = 0 ] || { tail -n 25 "$LOG" | sed 's/^/# /'; return "$rc"; }
+	[ "$rc" = 0 ] && return 0
+	tail -n 25 "$LOG" | sed 's/^/# /'
+	# a failed DKMS build leaves its log behind
+	ls /var/lib/dkms/fabtrace/*/build/make.log 2>/dev/null | head -n 1 |
+		xargs -r tail -n 25 | sed 's/^/# make.log: /'
+	return "$rc"
 }
 dkms_installed() {
 	local s
