@@ -3,11 +3,17 @@
 #
 #   make                 module for every installed Debian kernel + CLI
 #   make KVER=...        module for one kernel
-#   make install         module under /lib/modules/$KVER/extra + depmod, CLI
+#   make install         module under /lib/modules/$KVER/extra + depmod, CLI,
+#                        man page, bash completion, systemd units
+#   make dkms-install    module sources to /usr/src/fabtrace-VERSION, then
+#                        dkms add/build/install for every kernel (KVER=...)
+#   make dkms-uninstall  dkms remove, sources removed
+#   make deb             fabtrace and fabtrace-dkms .debs in build/deb, linted
 #   make deps            every Debian package the build, demo and tests need
 #   make check           host unit tests (no kernel needed)
+#   make dkms-check      dkms build + install for every kernel, in build/dkms
 #   make vm-test         kselftests in two QEMU nodes, every kernel
-#   make test            deps + build + check + vm-test (what CI runs)
+#   make test            deps + build + check + dkms-check + vm-test (CI)
 #   make demo            two-node soft-RoCE cluster with fabtrace, live
 #   make bench           benchmarks (print numbers, never fail on timing)
 #   make fresh-check     make demo + make check on a bare Debian 12 root
@@ -22,6 +28,14 @@ TOP := $(CURDIR)
 BUILD ?= $(TOP)/build
 PREFIX ?= /usr/local
 DESTDIR ?=
+# systemd units: a local install's place (packages use /lib/systemd/system)
+UNITDIR ?= /etc/systemd/system
+
+# The release is written in one place, FABTRACE_VERSION in user/ft.h: the
+# CLI prints it, the module carries it (modinfo), DKMS and the packages
+# are named after it.
+VERSION := $(shell sed -n 's/^\#define[[:space:]]*FABTRACE_VERSION[[:space:]]*"\(.*\)"/\1/p' \
+	$(TOP)/user/ft.h)
 
 # Every Debian kernel whose headers are installed, unless KVER names one.
 # Read when make starts: a target that installs the headers first (demo,
@@ -42,13 +56,13 @@ KMOD_SRCS := $(wildcard $(TOP)/kmod/*.[ch]) $(TOP)/kmod/Kbuild $(TOP)/Kbuild \
 export TOP BUILD KVERS
 
 .PHONY: all modules bench-modules test-modules user check vm-test test demo demo-run bench deps install \
-	uninstall clean style sparse spec-check help fresh-check \
-	fuzz test-debug
+	uninstall install-user uninstall-user clean style sparse spec-check help fresh-check \
+	fuzz test-debug dkms-src dkms-install dkms-uninstall dkms-check deb
 
 all: modules user
 
 help:
-	@sed -n '3,16s/^# \{0,1\}//p' $(TOP)/Makefile
+	@sed -n '3,22s/^# \{0,1\}//p' $(TOP)/Makefile
 
 # --- kernel module --------------------------------------------------------
 # Each kernel gets its own tree of symlinks under build/, so objects built
@@ -61,7 +75,8 @@ $(2)/$(1)/kmod/fabtrace.ko: $(KMOD_SRCS)
 		{ echo "no headers for kernel $(1): run 'make deps'" >&2; exit 1; }
 	@rm -rf $(2)/$(1)/src && mkdir -p $(2)/$(1)/src
 	@cp -rs $(TOP)/kmod $(TOP)/include $(TOP)/Kbuild $(2)/$(1)/src/
-	$(MAKE) -C /lib/modules/$(1)/build M=$(2)/$(1)/src $(3) modules
+	$(MAKE) -C /lib/modules/$(1)/build M=$(2)/$(1)/src $(3) \
+		FABTRACE_VERSION=$(VERSION) modules
 	@mkdir -p $(2)/$(1)/kmod
 	@cp $(2)/$(1)/src/kmod/fabtrace.ko $$@
 $(4): $(2)/$(1)/kmod/fabtrace.ko
@@ -95,12 +110,102 @@ install: all
 	install -D -m 0644 $(BUILD)/$(KVER_INSTALL)/kmod/fabtrace.ko \
 		$(DESTDIR)/lib/modules/$(KVER_INSTALL)/extra/fabtrace.ko
 	$(if $(DESTDIR),,depmod -a $(KVER_INSTALL))
-	$(MAKE) -C $(TOP)/user install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) install-user
 
-uninstall:
+uninstall: uninstall-user
 	rm -f $(DESTDIR)/lib/modules/$(KVER_INSTALL)/extra/fabtrace.ko
 	$(if $(DESTDIR),,depmod -a $(KVER_INSTALL))
-	$(MAKE) -C $(TOP)/user uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+
+# Everything but the module (the fabtrace package installs this): the CLI
+# and its man page (user/Makefile), the bash completion, and every systemd
+# unit user/ has or generates (*.service, *.timer; user/*.in are templates
+# user/Makefile fills in).
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+USER_MAKE = $(MAKE) -C $(TOP)/user PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) UNITDIR=$(UNITDIR)
+# user/'s units, made or not yet made from their templates (shell words)
+user_units = $$(cd $(TOP)/user && ls *.service *.timer *.service.in *.timer.in 2>/dev/null | \
+	sed 's/\.in$$//' | sort -u)
+install-user:
+	$(USER_MAKE) all $(patsubst %.in,%,$(notdir $(wildcard $(TOP)/user/*.service.in \
+		$(TOP)/user/*.timer.in)))
+	$(USER_MAKE) install
+	install -D -m 0644 $(TOP)/user/fabtrace.bash-completion \
+		$(DESTDIR)$(COMPLETIONDIR)/fabtrace
+	for u in $(user_units); do \
+		install -D -m 0644 $(TOP)/user/$$u $(DESTDIR)$(UNITDIR)/$$u; done
+
+uninstall-user:
+	$(USER_MAKE) uninstall
+	rm -f $(DESTDIR)$(COMPLETIONDIR)/fabtrace
+	for u in $(user_units); do rm -f $(DESTDIR)$(UNITDIR)/$$u; done
+
+# --- DKMS -------------------------------------------------------------------
+# DKMS builds the module on the node itself, for the running kernel and each
+# one installed later: the module's sources plus dkms.conf (kmod/dkms.conf.in)
+# in /usr/src/fabtrace-VERSION.  make dkms-src stages them in
+# DKMS_SRC/fabtrace-VERSION (default build/dkms-src; the package's rules
+# point DKMS_SRC into the package).
+# DKMS_ROOT=DIR moves DKMS's trees under DIR (DIR/usr/src, DIR/var/lib/dkms,
+# DIR/lib/modules, the signing key in DIR/var/lib/dkms) and leaves depmod
+# out: make dkms-check installs there and the host stays untouched.
+DKMS_SRC ?= $(BUILD)/dkms-src
+DKMS_ROOT ?=
+DKMS_FILES := Kbuild kmod/Kbuild include/uapi/linux/fabtrace.h \
+	$(patsubst $(TOP)/%,%,$(wildcard $(TOP)/kmod/*.[ch]))
+DKMS_MV := -m fabtrace -v $(VERSION)
+DKMS_TREES := $(if $(DKMS_ROOT),--sourcetree=$(DKMS_ROOT)/usr/src \
+	--dkmstree=$(DKMS_ROOT)/var/lib/dkms --installtree=$(DKMS_ROOT)/lib/modules)
+DKMS := $(if $(DKMS_ROOT),mok_signing_key=$(DKMS_ROOT)/var/lib/dkms/mok.key \
+	mok_certificate=$(DKMS_ROOT)/var/lib/dkms/mok.pub) dkms
+dkms-src:
+	@test -n "$(VERSION)" || { echo "no FABTRACE_VERSION in user/ft.h" >&2; exit 1; }
+	rm -rf $(DKMS_SRC)/fabtrace-$(VERSION) && mkdir -p $(DKMS_SRC)/fabtrace-$(VERSION)
+	cd $(TOP) && cp --parents $(DKMS_FILES) $(DKMS_SRC)/fabtrace-$(VERSION)/
+	sed 's/@VERSION@/$(VERSION)/' $(TOP)/kmod/dkms.conf.in \
+		>$(DKMS_SRC)/fabtrace-$(VERSION)/dkms.conf
+
+# A kernel dkms.conf leaves out (BUILD_EXCLUSIVE_*: dkms exits 77) is
+# skipped, not an error.  Installing the same version again starts over
+# from the new sources.
+dkms-install: dkms-src
+	$(need_kvers)
+	@command -v dkms >/dev/null || { echo "dkms is not installed: make deps" >&2; exit 1; }
+	if [ -n "$$(dkms status $(DKMS_TREES) $(DKMS_MV) 2>/dev/null)" ]; then \
+		$(DKMS) remove $(DKMS_TREES) $(DKMS_MV) --all $(if $(DKMS_ROOT),--no-depmod); fi
+	mkdir -p $(DKMS_ROOT)/usr/src $(if $(DKMS_ROOT),$(DKMS_ROOT)/var/lib/dkms \
+		$(addprefix $(DKMS_ROOT)/lib/modules/,$(KVERS)))
+	rm -rf $(DKMS_ROOT)/usr/src/fabtrace-$(VERSION)
+	cp -a $(DKMS_SRC)/fabtrace-$(VERSION) $(DKMS_ROOT)/usr/src/
+	$(DKMS) add $(DKMS_TREES) $(DKMS_MV)
+	@for k in $(KVERS); do \
+		rc=0; $(DKMS) build $(DKMS_TREES) $(DKMS_MV) -k $$k || rc=$$?; \
+		if [ $$rc = 77 ]; then echo "dkms-install: $$k skipped (dkms.conf)"; continue; fi; \
+		[ $$rc = 0 ] || exit $$rc; \
+		$(DKMS) install $(DKMS_TREES) $(DKMS_MV) -k $$k $(if $(DKMS_ROOT),--no-depmod); \
+	done
+
+dkms-uninstall:
+	@command -v dkms >/dev/null || { echo "dkms is not installed" >&2; exit 1; }
+	if [ -n "$$(dkms status $(DKMS_TREES) $(DKMS_MV) 2>/dev/null)" ]; then \
+		$(DKMS) remove $(DKMS_TREES) $(DKMS_MV) --all $(if $(DKMS_ROOT),--no-depmod); fi
+	rm -rf $(DKMS_ROOT)/usr/src/fabtrace-$(VERSION)
+
+# dkms-check: dkms-install and dkms-uninstall for every kernel, under
+# DKMS_ROOT=build/dkms/root (selftests/pkg/dkms_check.sh); what DKMS
+# installed stays in build/dkms/install/KVER/updates/dkms/ for
+# selftests/dkms.sh to load in a node.  make test runs it before vm-test.
+dkms-check:
+	$(need_kvers)
+	$(TOP)/selftests/pkg/dkms_check.sh $(KVERS)
+
+# --- Debian packages ----------------------------------------------------------
+# make deb: the binary packages fabtrace (CLI, man page, bash completion,
+# systemd units) and fabtrace-dkms (the module's sources for DKMS), built by
+# dpkg-buildpackage (debhelper 13, dh-dkms) in a copy of this tree staged in
+# build/deb/fabtrace-VERSION, with user/debian/ as its debian/; then lintian,
+# whose errors fail the target (selftests/scripts/deb.sh).
+deb:
+	$(TOP)/selftests/scripts/deb.sh $(BUILD)/deb $(VERSION)
 
 # --- dependencies -----------------------------------------------------------
 deps:
@@ -120,6 +225,7 @@ test: deps
 	$(MAKE) all
 	$(MAKE) check
 	$(MAKE) style sparse spec-check
+	$(MAKE) dkms-check
 	$(MAKE) vm-test
 	$(MAKE) bench BENCH=smoke
 

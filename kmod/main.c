@@ -110,3 +110,7 @@ MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Per-queue-pair RDMA traffic and congestion accounting");
 MODULE_AUTHOR("fabtrace developers");
 MODULE_SOFTDEP("pre: ib_core");
+/* The release the build names (make and DKMS pass it; Kbuild defines it). */
+#ifdef FT_VERSION
+MODULE_VERSION(FT_VERSION);
+#endif

@@ -17,6 +17,22 @@
 # Tests may put loss or delay on FT_NETDEV: peer commands travel over the
 # separate control link and keep working.
 #
+# On a real node (make -C selftests install, then run_kselftest.sh) there
+# is no harness, and one variable names the peer:
+#   FT_PEER_SSH=[user@]host  a second node that this one reaches with ssh as
+#                   root without a password (BatchMode), with the suite
+#                   installed at the same path; two-node tests skip, saying
+#                   so, when it is unset or unusable
+# The rest is derived, each one unless it is set already: FT_PEER_IP and
+# FT_PEER_CTL_IP (host's IPv4 address), FT_NETDEV and FT_SELF_IP (the netdev
+# that routes to the peer, and its address; with no peer, the default
+# route's netdev, else the first one up with an IPv4 address), FT_CTL_IP.
+# Two-node tests exchange files through FT_OUT, which must then be a
+# directory both nodes see at the same path (NFS, say); require_peer checks.
+# The peer cannot reach back (peer runs only from here).  An installed
+# suite keeps the build tree's helpers in build/ beside this file, and
+# FT_BUILD defaults to it.
+#
 # Running commands on the peer:
 #   peer CMD [ARGS...]      sh -c "CMD ARGS..." on the other node; its stdout
 #                           and stderr arrive here, its exit status is
@@ -43,6 +59,8 @@ KSFT_PASS=0 KSFT_FAIL=1 KSFT_XFAIL=2 KSFT_XPASS=3 KSFT_SKIP=4
 
 FT_LIB=$(readlink -f "${BASH_SOURCE[0]}")
 FTPEER=${FTPEER:-ftpeer}
+# (outside the harness: defaults for FT_BUILD and the network, and the peer
+# over ssh; see "Outside the QEMU harness" below)
 
 # ---- KTAP --------------------------------------------------------------
 
@@ -158,9 +176,25 @@ require_module() {
 		skip_all "module $1 not available for kernel $(uname -r) (not built yet?)"
 }
 
-# require_peer: skip when not running on the two-node harness.
+# require_peer: skip unless a peer node answers: the harness's (its agent),
+# or FT_PEER_SSH's, with the suite at the same path and FT_OUT shared.
 require_peer() {
-	[ -n "${FT_PEER_CTL_IP:-}" ] || skip_all "no peer node (run via selftests/qemu/vm-test.sh)"
+	if ! _ft_ssh_mode; then
+		[ -n "${FT_PEER_CTL_IP:-}" ] ||
+			skip_all "no peer node: set FT_PEER_SSH=[user@]host (see selftests/qemu/README), or run via selftests/qemu/vm-test.sh"
+		return 0
+	fi
+	command -v ssh >/dev/null || skip_all "FT_PEER_SSH is set, but ssh is not installed"
+	[ -n "${FT_PEER_IP:-}" ] ||
+		skip_all "FT_PEER_SSH=$FT_PEER_SSH: no IPv4 address for it (set FT_PEER_IP)"
+	[ -n "${FT_NETDEV:-}" ] ||
+		skip_all "no netdev routes to $FT_PEER_IP (set FT_NETDEV and FT_SELF_IP)"
+	peer -t 30 true ||
+		skip_all "FT_PEER_SSH=$FT_PEER_SSH: no answer over ssh as root with a key (BatchMode)"
+	peer -t 30 "test -r $(printf '%q' "$FT_LIB")" ||
+		skip_all "FT_PEER_SSH=$FT_PEER_SSH: the suite is not at ${FT_LIB%/*} there (install it at the same path on both nodes)"
+	_ft_shared_out ||
+		skip_all "FT_OUT=${FT_OUT:-(unset)} is not a directory $FT_PEER_SSH sees at the same path: two-node tests exchange captures through it"
 }
 
 # wait_for SECS CMD...: poll CMD (every 0.1 s) until it succeeds; 1 on timeout.
@@ -200,6 +234,128 @@ cap_settle() {
 peer() {
 	"$FTPEER" "$@"
 }
+
+# ---- outside the QEMU harness -----------------------------------------
+
+# _ft_ssh_mode: the peer is FT_PEER_SSH's (not the harness's agent).
+_ft_ssh_mode() {
+	[ -n "${FT_PEER_SSH:-}" ] && [ -z "${FT_ROLE:-}" ]
+}
+
+# _ft_ipv4 HOST: HOST's IPv4 address (HOST may be an ssh config alias).
+_ft_ipv4() {
+	local h=$1 a
+
+	if [[ $h =~ ^[0-9]+(\.[0-9]+){3}$ ]]; then
+		echo "$h"
+		return
+	fi
+	a=$(getent ahostsv4 "$h" 2>/dev/null | awk '{ print $1; exit }')
+	if [ -z "$a" ] && command -v ssh >/dev/null; then
+		h=$(ssh -G "$h" 2>/dev/null | awk '$1 == "hostname" { print $2; exit }')
+		[ -z "$h" ] || a=$(getent ahostsv4 "$h" 2>/dev/null | awk '{ print $1; exit }')
+	fi
+	echo "$a"
+}
+
+# _ft_local_net: FT_NETDEV and FT_SELF_IP, unless set: the route to
+# FT_PEER_IP, or the default route, or the first netdev up with IPv4.
+_ft_local_net() {
+	local dev='' src=''
+
+	if [ -z "${FT_NETDEV:-}" ]; then
+		if [ -n "${FT_PEER_IP:-}" ]; then
+			read -r dev src < <(ip -o -4 route get "$FT_PEER_IP" 2>/dev/null |
+				sed -n 's/.* dev \([^ ]*\).* src \([^ ]*\).*/\1 \2/p') || true
+		else
+			dev=$(ip -o -4 route show default 2>/dev/null |
+				sed -n 's/.* dev \([^ ]*\).*/\1/p' | head -n 1)
+			[ -n "$dev" ] || dev=$(ip -o -4 addr show up scope global 2>/dev/null |
+				awk '{ print $2; exit }')
+		fi
+		FT_NETDEV=$dev
+	fi
+	if [ -z "${FT_SELF_IP:-}" ] && [ -n "$FT_NETDEV" ]; then
+		[ -n "$src" ] || src=$(ip -o -4 addr show dev "$FT_NETDEV" 2>/dev/null |
+			awk '{ sub("/.*", "", $4); print $4; exit }')
+		FT_SELF_IP=$src
+	fi
+	FT_CTL_IP=${FT_CTL_IP:-${FT_SELF_IP:-}}
+}
+
+# _ft_ssh_peer [-t SECS] CMD...: ftpeer's client, over ssh to FT_PEER_SSH.
+# The command runs there under _ft_remote, in this working directory, with
+# this node as its peer.  ssh's standard input is a pipe nobody writes to:
+# it ends only when this ssh goes (done, killed, timed out), and then the
+# remote command's whole process group is ended, as ftpeer's agent does.
+# ssh goes with the shell that runs it (PR_SET_PDEATHSIG): killing a
+# background "peer ... &" ends the remote command too.
+_ft_ssh_peer() {
+	local to='' q fd d rc=0
+
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-t) to=$2; shift 2 ;;
+		-w) shift 2 ;;	# ftpeer's wait for its agent: ssh has none
+		--) shift; break ;;
+		*) break ;;
+		esac
+	done
+	printf -v q 'cd %q 2>/dev/null || cd /; export FT_PEER_IP=%q FT_PEER_CTL_IP=%q FT_OUT=%q; . %q && _ft_remote %q' \
+		"$PWD" "${FT_SELF_IP:-}" "${FT_CTL_IP:-}" "${FT_OUT:-}" "$FT_LIB" "$*"
+	d=$(mktemp -d) && mkfifo "$d/in" && exec {fd}<>"$d/in" && rm -rf "$d" || return 255
+	setpriv --pdeathsig TERM ${to:+timeout "$to"} \
+		ssh -o BatchMode=yes -o ConnectTimeout=10 -o LogLevel=ERROR \
+		"$FT_PEER_SSH" "bash -c $(printf '%q' "$q")" <&"$fd" || rc=$?
+	exec {fd}<&-
+	return "$rc"
+}
+
+# _ft_remote CMD (on the peer, for _ft_ssh_peer): sh -c CMD in a session of
+# its own; when standard input ends, SIGTERM to it, SIGKILL 2 s later.
+_ft_remote() {
+	local pid w in rc=0
+
+	exec {in}<&0
+	setsid sh -c "$1" </dev/null &
+	pid=$!
+	{
+		read -r _ || true
+		kill -TERM -- "-$pid" 2>/dev/null || exit 0
+		sleep 2
+		kill -KILL -- "-$pid" 2>/dev/null
+	} <&"$in" >/dev/null 2>&1 &
+	w=$!
+	exec {in}<&-
+	wait "$pid" || rc=$?
+	kill "$w" 2>/dev/null
+	return "$rc"
+}
+
+# _ft_shared_out: FT_OUT is a directory the peer sees at the same path.
+_ft_shared_out() {
+	local tok rc=0
+
+	[ -n "${FT_OUT:-}" ] && [ -d "$FT_OUT" ] || return 1
+	tok=$FT_OUT/.ft-shared-$$-$RANDOM
+	echo "$tok" >"$tok" 2>/dev/null || return 1
+	peer -t 30 "grep -qxF $(printf '%q' "$tok") $(printf '%q' "$tok")" || rc=1
+	rm -f "$tok"
+	return "$rc"
+}
+
+if [ -z "${FT_ROLE:-}" ]; then
+	[ -n "${FT_BUILD:-}" ] || [ ! -d "${FT_LIB%/*}/build" ] || export FT_BUILD=${FT_LIB%/*}/build
+	if _ft_ssh_mode; then
+		FT_PEER_CTL_IP=${FT_PEER_CTL_IP:-$(_ft_ipv4 "${FT_PEER_SSH##*@}")}
+		FT_PEER_IP=${FT_PEER_IP:-$FT_PEER_CTL_IP}
+		FTPEER=_ft_ssh_peer
+		export FT_PEER_CTL_IP FT_PEER_IP
+	fi
+	_ft_local_net
+	[ -z "$FT_NETDEV" ] || export FT_NETDEV
+	[ -z "${FT_SELF_IP:-}" ] || export FT_SELF_IP FT_CTL_IP
+fi
 
 # perftest_listening: the perftest server on the peer listens for its
 # client's out-of-band TCP connection (port 18515).

@@ -18,7 +18,9 @@ pkgs=(build-essential kmod cpio xz-utils linux-image-amd64
 	libnl-3-dev libnl-genl-3-dev libibverbs-dev librdmacm-dev libjson-c-dev
 	tcpdump tshark sparse python3 python3-yaml python3-jsonschema yamllint
 	codespell valgrind clang libclang-rt-14-dev zstd shellcheck
-	iputils-ping jq bpftrace cppcheck ethtool "$@")
+	iputils-ping jq bpftrace cppcheck ethtool
+	dkms dh-dkms debhelper dpkg-dev lintian pkgconf openssl bash-completion
+	man-db groff-base "$@")
 qemu_min=1:10
 
 die() {
