@@ -342,7 +342,6 @@ void ft_qp_destroyed(struct ft_dev *dev, struct ib_qp *ibqp)
 		retired_tell(dev, qp);
 }
 
-
 /*
  * The restrack root of a device, which ib_core keeps private: an xarray of
  * entries indexed by QP number, followed by a cursor.  Layout checked
