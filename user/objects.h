@@ -38,10 +38,18 @@ struct qp_query {
 	bool has_pid, has_type, has_state, has_sort, has_limit;
 	uint32_t pid, type, state, match_flags, limit;
 	enum qp_sort sort;
+	bool has_cgroup;		/* filtered here, not by the kernel */
+	char cgroup[FT_CGROUP_LEN];	/* absolute, no trailing "/" but "/" */
 };
 
 /* 0, ARGS_HELP or -1 (printed); nothing to free but on 0. */
 int qp_parse_show(int argc, char **argv, struct qp_query *q);
+/*
+ * "cgroup PATH" (qp show, export): an absolute path without empty
+ * components, trailing "/" dropped, into @buf (FT_CGROUP_LEN bytes).
+ * NULL, or what is wrong with it.
+ */
+const char *parse_cgroup_path(const char *s, char *buf);
 /* A single QP named by device and number, and nothing else: a do request. */
 bool qp_query_is_do(const struct qp_query *q);
 void qp_query_free(struct qp_query *q);

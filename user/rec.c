@@ -71,6 +71,7 @@ const char *const ft_stats_keys[FABTRACE_A_STATS_MAX + 1] = {
 	[FABTRACE_A_STATS_CNP_LIMITED] = "cnp_limited",
 	[FABTRACE_A_STATS_CNP_FAILED] = "cnp_failed",
 	[FABTRACE_A_STATS_CNP_SKIPPED] = "cnp_skipped",
+	[FABTRACE_A_STATS_LOAD_TIME] = "load_time",
 };
 
 /*
@@ -349,6 +350,16 @@ static int qp_cb(const struct nlattr *a, void *data)
 	case FABTRACE_A_QP_FLAGS:
 		get_u32(a, &r->flags);
 		break;
+	case FABTRACE_A_QP_CGROUP_ID:
+		if (mnl_attr_get_payload_len(a) == sizeof(uint64_t)) {
+			r->cgroup_id = mnl_attr_get_u64(a);
+			r->have |= FT_QP_HAVE_CGROUP_ID;
+		}
+		break;
+	case FABTRACE_A_QP_CGROUP:
+		if (get_str(a, r->cgroup, sizeof(r->cgroup)))
+			r->have |= FT_QP_HAVE_CGROUP;
+		break;
 	case FABTRACE_A_QP_TX:
 		parse_traffic(a, &r->tx);
 		break;
@@ -360,6 +371,18 @@ static int qp_cb(const struct nlattr *a, void *data)
 		break;
 	}
 	return MNL_CB_OK;
+}
+
+bool ft_qp_in_cgroup(const struct ft_qp_rec *r, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (!(r->have & FT_QP_HAVE_CGROUP))
+		return false;
+	if (n == 1 && path[0] == '/')
+		return r->cgroup[0] == '/';
+	return !strncmp(r->cgroup, path, n) &&
+	       (r->cgroup[n] == '\0' || r->cgroup[n] == '/');
 }
 
 int ft_parse_qp(const struct nlmsghdr *nlh, struct ft_qp_rec *r)
