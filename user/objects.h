@@ -20,6 +20,7 @@ int do_monitor(struct ft *ft, int argc, char **argv);
 int do_top(struct ft *ft, int argc, char **argv);
 int do_policy(struct ft *ft, int argc, char **argv);
 int do_pfc(struct ft *ft, int argc, char **argv);
+int do_export(struct ft *ft, int argc, char **argv);
 
 /* -b FILE ("-": stdin): each line a command; stops at the first error. */
 int ft_batch(struct ft *ft, const struct cmd *objects, const char *path);
