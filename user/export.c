@@ -135,74 +135,6 @@ static int export_parse(int argc, char **argv, struct export_req *q)
 	return 0;
 }
 
-/* --- writing files whole ------------------------------------------------------- */
-
-/*
- * @len bytes to @path as a whole or not at all: a temporary file in its
- * directory (a name node_exporter skips: no ".prom" at its end), written,
- * synced, given @mode, renamed over @path, the directory synced.  Nothing
- * is left behind on failure.  0, or -1 printed.
- */
-static int write_whole(const char *path, const char *data, size_t len, mode_t mode)
-{
-	char tmp[4096 + 16], dirbuf[4096];
-	const char *dir;
-	size_t off = 0;
-	ssize_t n;
-	int fd, dfd, err;
-
-	snprintf(dirbuf, sizeof(dirbuf), "%s", path);
-	dir = dirname(dirbuf);
-	{
-		char base[4096];
-
-		snprintf(base, sizeof(base), "%s", path);
-		snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, basename(base));
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		ft_err("%s: cannot create a file in %s: %s", EXPORT_CTX, dir, strerror(errno));
-		return -1;
-	}
-	while (off < len) {
-		n = write(fd, data + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? errno : EIO;
-			goto fail;
-		}
-		off += n;
-	}
-	if (fchmod(fd, mode) || fsync(fd)) {
-		err = errno;
-		goto fail;
-	}
-	if (close(fd)) {
-		err = errno;
-		fd = -1;
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmp, path)) {
-		err = errno;
-		goto fail;
-	}
-	/* the rename itself, on disk */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	return 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	ft_err("%s: cannot write %s: %s", EXPORT_CTX, path, strerror(err));
-	return -1;
-}
-
 /* --- the state ----------------------------------------------------------------- */
 
 struct state {
@@ -271,7 +203,7 @@ static int state_save(const struct state *st, const struct agg *a)
 		free(buf);
 		return -1;
 	}
-	ret = write_whole(st->path, buf, len, 0600);
+	ret = ft_write_whole(st->path, buf, len, 0600, EXPORT_CTX);
 	free(buf);
 	return ret;
 }
@@ -574,7 +506,7 @@ static int export_run(struct ft *ft, int argc, char **argv)
 		ret = 0;
 		goto out;
 	}
-	if (write_whole(q.path, buf, len, 0644))
+	if (ft_write_whole(q.path, buf, len, 0644, EXPORT_CTX))
 		goto out;
 	if (ft->json) {
 		for (i = 0; i < in.ndevs; i++)

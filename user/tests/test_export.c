@@ -7,6 +7,10 @@
  * bound.
  */
 
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
 #include "tap.h"
 #include "synth.h"
 
@@ -648,6 +652,70 @@ TEST(one_device_leaves_the_others_state)
 	EXPECT_TRUE(strstr(text, "fabtrace_qps_live{device=\"rxe1\"") == NULL);
 	free(text);
 	agg_free(&a);
+}
+
+/* The names in @dir, joined: "" when it is empty. */
+static void dir_names(const char *dir, char *buf, size_t size)
+{
+	char cmd[512];
+	FILE *fp;
+	size_t n;
+
+	snprintf(cmd, sizeof(cmd), "ls -A %s | tr '\\n' ' '", dir);
+	fp = popen(cmd, "r");
+	n = fp ? fread(buf, 1, size - 1, fp) : 0;
+	buf[n] = '\0';
+	if (fp)
+		pclose(fp);
+}
+
+TEST(files_written_whole_or_not_at_all)
+{
+	char dir[] = "/tmp/ft-export-XXXXXX", path[128], names[256], *big, got[16];
+	struct stat st;
+	FILE *fp;
+
+	ASSERT_TRUE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fabtrace.prom", dir);
+	ASSERT_TRUE(freopen("/dev/null", "w", stderr) != NULL);
+
+	/* a directory that is not there */
+	EXPECT_EQ(ft_write_whole("/nonexistent/fabtrace.prom", "x", 1, 0644, "t"), -1);
+
+	/*
+	 * A full disk and a read-only one: a 16 KiB tmpfs, mounted in a mount
+	 * namespace of this test's own process (tap.h forks one per test),
+	 * which takes it away with it.  Needs root: otherwise only the rest.
+	 */
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("tmpfs", dir, "tmpfs", 0, "size=16k")) {
+		printf("# no tmpfs of our own (not root?): ENOSPC and EROFS not tried\n");
+		EXPECT_EQ(ft_write_whole(path, "new\n", 4, 0644, "t"), 0);
+		unlink(path);
+		rmdir(dir);
+		return;
+	}
+	EXPECT_EQ(ft_write_whole(path, "old\n", 4, 0644, "t"), 0);
+	ASSERT_TRUE(stat(path, &st) == 0);
+	EXPECT_EQ(st.st_mode & 07777, 0644);
+	big = xcalloc(1, 64 * 1024);
+	memset(big, 'x', 64 * 1024 - 1);
+	EXPECT_EQ(ft_write_whole(path, big, 64 * 1024, 0644, "t"), -1);
+	/* the old file as it was, no temporary file beside it */
+	fp = fopen(path, "r");
+	ASSERT_TRUE(fp && fgets(got, sizeof(got), fp));
+	fclose(fp);
+	EXPECT_STREQ(got, "old\n");
+	dir_names(dir, names, sizeof(names));
+	EXPECT_STREQ(names, "fabtrace.prom ");
+	free(big);
+	/* read-only */
+	ASSERT_TRUE(mount(NULL, dir, NULL, MS_REMOUNT | MS_RDONLY, NULL) == 0);
+	EXPECT_EQ(ft_write_whole(path, "new\n", 4, 0644, "t"), -1);
+	dir_names(dir, names, sizeof(names));
+	EXPECT_STREQ(names, "fabtrace.prom ");
+	umount(dir);
+	rmdir(dir);
 }
 
 TEST_HARNESS_MAIN
