@@ -522,7 +522,7 @@ TEST(grouped_by_cgroup)
 
 	/* job 1's cgroup is removed: its QPs keep their path, a new one finds it */
 	s.qps[0].have &= ~FT_QP_HAVE_CGROUP;
-	s.qps[0].cgroup[0] = '\0';
+	s.qps[0].cgroup = NULL;
 	s.qps[s.nqps] = s.qps[0];
 	s.qps[s.nqps].qpn = 40;
 	s.qps[s.nqps].create_time += 7000000000ull;
@@ -687,7 +687,7 @@ TEST(files_written_whole_or_not_at_all)
 	 * namespace of this test's own process (tap.h forks one per test),
 	 * which takes it away with it.  Needs root: otherwise only the rest.
 	 */
-	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	if (unshare(CLONE_NEWNS) || mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) ||
 	    mount("tmpfs", dir, "tmpfs", 0, "size=16k")) {
 		printf("# no tmpfs of our own (not root?): ENOSPC and EROFS not tried\n");
 		EXPECT_EQ(ft_write_whole(path, "new\n", 4, 0644, "t"), 0);
@@ -710,7 +710,7 @@ TEST(files_written_whole_or_not_at_all)
 	EXPECT_STREQ(names, "fabtrace.prom ");
 	free(big);
 	/* read-only */
-	ASSERT_TRUE(mount(NULL, dir, NULL, MS_REMOUNT | MS_RDONLY, NULL) == 0);
+	ASSERT_TRUE(mount("none", dir, "none", MS_REMOUNT | MS_RDONLY, NULL) == 0);
 	EXPECT_EQ(ft_write_whole(path, "new\n", 4, 0644, "t"), -1);
 	dir_names(dir, names, sizeof(names));
 	EXPECT_STREQ(names, "fabtrace.prom ");

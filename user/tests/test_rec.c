@@ -293,7 +293,7 @@ TEST(qp_cgroup_parsed_and_printed)
 	c.cgroup = NULL;
 	ASSERT_TRUE(ft_parse_qp(nlb_qp(buf, &c), &r) == 0);
 	EXPECT_EQ(r.have & (FT_QP_HAVE_CGROUP_ID | FT_QP_HAVE_CGROUP), FT_QP_HAVE_CGROUP_ID);
-	EXPECT_STREQ(r.cgroup, "");
+	EXPECT_TRUE(r.cgroup == NULL);
 	text = print_qp(&r, false, false, 0);
 	EXPECT_TRUE(strstr(text, " cgroup_id 4294967300 created ") != NULL);
 	free(text);
@@ -313,6 +313,26 @@ TEST(qp_cgroup_parsed_and_printed)
 	free(text);
 }
 
+TEST(cgroup_paths_interned)
+{
+	char a[] = "/slurm/job_1", b[] = "/slurm/job_1";
+	const char *p = ft_intern(a), *q;
+	char name[32];
+	int i;
+
+	EXPECT_TRUE(p != a);
+	EXPECT_TRUE(ft_intern(b) == p);		/* one copy per path */
+	a[1] = 'x';
+	EXPECT_STREQ(p, "/slurm/job_1");	/* a copy, not the caller's */
+	for (i = 0; i < 1000; i++) {		/* the table grows */
+		snprintf(name, sizeof(name), "/job_%d", i);
+		q = ft_intern(name);
+		EXPECT_STREQ(q, name);
+	}
+	EXPECT_TRUE(ft_intern("/slurm/job_1") == p);
+	EXPECT_TRUE(ft_intern("/job_999") == ft_intern("/job_999"));
+}
+
 TEST(qp_in_cgroup_by_component)
 {
 	struct ft_qp_rec r;
@@ -320,7 +340,7 @@ TEST(qp_in_cgroup_by_component)
 	memset(&r, 0, sizeof(r));
 	EXPECT_FALSE(ft_qp_in_cgroup(&r, "/"));	/* no path: in none */
 	r.have = FT_QP_HAVE_CGROUP;
-	strcpy(r.cgroup, "/a/b/c");
+	r.cgroup = "/a/b/c";
 	EXPECT_TRUE(ft_qp_in_cgroup(&r, "/"));
 	EXPECT_TRUE(ft_qp_in_cgroup(&r, "/a"));
 	EXPECT_TRUE(ft_qp_in_cgroup(&r, "/a/b"));
@@ -328,9 +348,9 @@ TEST(qp_in_cgroup_by_component)
 	EXPECT_FALSE(ft_qp_in_cgroup(&r, "/a/b/c/d"));
 	EXPECT_FALSE(ft_qp_in_cgroup(&r, "/a/b/"));	/* callers normalise */
 	EXPECT_FALSE(ft_qp_in_cgroup(&r, "/a/bc"));
-	strcpy(r.cgroup, "/a/bc");
+	r.cgroup = "/a/bc";
 	EXPECT_FALSE(ft_qp_in_cgroup(&r, "/a/b"));
-	strcpy(r.cgroup, "/");
+	r.cgroup = "/";
 	EXPECT_TRUE(ft_qp_in_cgroup(&r, "/"));
 	EXPECT_FALSE(ft_qp_in_cgroup(&r, "/a"));
 }
