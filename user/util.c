@@ -119,6 +119,7 @@ int ft_write_whole(const char *path, const char *data, size_t len, unsigned int 
 		   const char *ctx)
 {
 	char tmp[4096 + 16], dirbuf[4096], base[4096];
+	sigset_t stop, old;
 	const char *dir;
 	size_t off = 0;
 	ssize_t n;
@@ -128,9 +129,17 @@ int ft_write_whole(const char *path, const char *data, size_t len, unsigned int 
 	snprintf(base, sizeof(base), "%s", path);
 	dir = dirname(dirbuf);
 	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, basename(base));
+	/* a stop (systemd's SIGTERM) waits until the file is whole or gone */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigaddset(&stop, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &stop, &old);
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		ft_err("%s: cannot create a file in %s: %s", ctx, dir, strerror(errno));
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		return -1;
 	}
 	while (off < len) {
@@ -159,11 +168,13 @@ int ft_write_whole(const char *path, const char *data, size_t len, unsigned int 
 		fsync(dfd);
 		close(dfd);
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	return 0;
 fail:
 	if (fd >= 0)
 		close(fd);
 	unlink(tmp);
 	ft_err("%s: cannot write %s: %s", ctx, path, strerror(err));
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	return -1;
 }

@@ -41,8 +41,9 @@ int ft_catch_signals(sigset_t *oldmask);
  * Write @len bytes to @path as a whole or not at all: a temporary file in
  * its directory (".NAME.XXXXXX": node_exporter reads *.prom only), written,
  * synced, given @mode, renamed over @path, the directory synced.  Nothing
- * is left behind on failure, and a file @path had stays as it was.  0, or
- * -1 after "fabtrace: <ctx>: cannot ...: <why>".
+ * is left behind on failure, and a file @path had stays as it was; SIGINT,
+ * SIGTERM, SIGHUP and SIGQUIT wait until it is done.  0, or -1 after
+ * "fabtrace: <ctx>: cannot ...: <why>".
  */
 int ft_write_whole(const char *path, const char *data, size_t len, unsigned int mode,
 		   const char *ctx);
