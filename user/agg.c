@@ -265,7 +265,7 @@ static struct agg_group *group_add(struct agg *a, uint32_t dev, char *key,
 	g->key = key;
 	g->overflow = !strcmp(key, OVERFLOW_KEY);
 	for (i = 0; labels && i < agg_nlabels(a->by); i++)
-		g->label[i] = strdup(labels[i] ? labels[i] : "");
+		g->label[i] = xstrdup(labels[i] ? labels[i] : "");
 	a->groups = xrealloc(a->groups, (a->ngroups + 1) * sizeof(*a->groups));
 	a->groups[a->ngroups++] = g;
 	if (2 * a->ngroups + 1 > a->ngslot) {
@@ -437,7 +437,7 @@ static bool load_line(struct agg *a, char *s, bool *end, bool *stale)
 		    !num(&s, &v))
 			return false;
 		if (overflow) {
-			key = strdup(OVERFLOW_KEY);
+			key = xstrdup(OVERFLOW_KEY);
 		} else {
 			size_t len = 0;
 
@@ -477,7 +477,7 @@ static bool load_line(struct agg *a, char *s, bool *end, bool *stale)
 			return false;
 		p = pin_add(a, dev, qpn, ctime);
 		p->g = g;
-		p->flags = flags & (AGG_PIN_FOLDED | AGG_PIN_ZERO);
+		p->flags = flags & (AGG_PIN_FOLDED | AGG_PIN_ZERO | AGG_PIN_MOVED);
 		p->score = score;
 	} else if (!strcmp(kw, "end")) {
 		*end = true;
@@ -575,6 +575,8 @@ int agg_save(const struct agg *a, FILE *fp)
 	}
 	for (i = 0; i < a->npins; i++) {
 		p = &a->pins[i];
+		if (!(p->flags & (AGG_PIN_FOLDED | AGG_PIN_MOVED)) && !p->score)
+			continue;	/* the next run finds its group by its labels */
 		fprintf(fp, "qp %u %u %" PRIu64 " %u %u %" PRIu64 "\n", p->dev_index, p->qpn,
 			p->ctime, p->g->id, p->flags, p->score);
 	}
@@ -717,7 +719,7 @@ static struct agg_group *group_get(struct agg *a, uint32_t dev, char *key, char 
 		g = group_find(a, dev, OVERFLOW_KEY);
 		if (g)
 			return g;
-		key = strdup(OVERFLOW_KEY);
+		key = xstrdup(OVERFLOW_KEY);
 		l = NULL;
 	}
 	g = group_add(a, dev, key, l, 0);
@@ -743,7 +745,7 @@ const struct agg_group *agg_qp(struct agg *a, const struct ft_qp_rec *r, uint64_
 	uint64_t c[AGG_NCTR], score = agg_qp_score(r);
 	struct agg_group *g;
 	struct agg_pin *p;
-	char *key;
+	char *key, *lkey;
 	size_t i;
 
 	if (!d || !d->seen)
@@ -753,6 +755,7 @@ const struct agg_group *agg_qp(struct agg *a, const struct ft_qp_rec *r, uint64_
 		return NULL;	/* the dump brought it twice */
 	qp_labels(a, r, l, buf);
 	key = make_key(a, l);
+	lkey = xstrdup(key);
 	if (!p) {
 		p = pin_add(a, r->dev_index, r->qpn, r->create_time);
 		g = group_get(a, r->dev_index, key, l);
@@ -771,6 +774,9 @@ const struct agg_group *agg_qp(struct agg *a, const struct ft_qp_rec *r, uint64_
 	p->sg = g;
 	p->sscore = score;
 	p->sflags = p->flags & AGG_PIN_FOLDED;
+	if (strcmp(g->key, lkey))
+		p->sflags |= AGG_PIN_MOVED;
+	free(lkey);
 	if (a->by == AGG_BY_CGROUP && (r->have & FT_QP_HAVE_CGROUP) && !g->overflow)
 		g->cgroup_id = r->cgroup_id;
 	agg_qp_counters(r, c);

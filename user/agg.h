@@ -112,6 +112,7 @@ struct agg_pin {
 
 #define AGG_PIN_FOLDED	1u	/* destroyed: in its group's folded */
 #define AGG_PIN_ZERO	2u	/* every counter 0: may join another group */
+#define AGG_PIN_MOVED	4u	/* its group is not the one its labels name */
 
 struct agg {
 	enum agg_by by;
@@ -138,7 +139,12 @@ void agg_free(struct agg *a);
  * "by", or not a state file: never taken for empty).
  */
 int agg_load(struct agg *a, FILE *fp, const char *name, uint64_t load_time);
-/* 0, or -1 when writing failed (errno set). */
+/*
+ * 0, or -1 when writing failed (errno set).  Of the QPs, only those a run
+ * could not tell again from their labels are kept: folded ones, moved
+ * ones (the overflow's, those whose labels changed after they counted),
+ * and those with a congestion score to rank the next run's growth by.
+ */
 int agg_save(const struct agg *a, FILE *fp);
 
 /*

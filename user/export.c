@@ -29,7 +29,7 @@
 #endif
 #define FT_TEXTFILE	"fabtrace.prom"
 #ifndef FT_STATE_DIR
-#define FT_STATE_DIR	"/var/lib/fabtrace"
+#define FT_STATE_DIR	"/run/fabtrace"	/* it dies with the module: a boot */
 #endif
 
 #define TOP_DEFAULT	20
@@ -61,7 +61,7 @@ static int export_help(void)
 	       "Counters never go down while the module stays loaded: destroyed QPs are\n"
 	       "folded into their group when a run sees them retained, and a state file\n"
 	       "remembers them (default %s/export.state, export-cgroup.state by\n"
-	       "cgroup; with \"-\" no state unless given).  Run more often than retain_ms.\n"
+	       "cgroup; with \"-\" none unless given).  Export more often than retain_ms.\n"
 	       "\n"
 	       "textfile writes %s/%s (node_exporter's\n"
 	       "textfile directory), dir DIR writes DIR/%s, file FILE writes FILE, each\n"

@@ -56,6 +56,13 @@ void *xrealloc(void *p, size_t n)
 	return p ? p : oom();
 }
 
+char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(xmalloc(n), s, n);
+}
+
 static uint64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;

@@ -19,6 +19,7 @@ void ft_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t n);
 void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
 
 /* Nanoseconds of CLOCK_REALTIME / CLOCK_MONOTONIC. */
 uint64_t ft_now_real(void);

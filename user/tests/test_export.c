@@ -63,8 +63,20 @@ static unsigned long samples(const char *text)
 	return n;
 }
 
-/* Every traffic family: the groups of each device add up to its total. */
-static void check_sums(const char *text, const struct synth *s, int line)
+/*
+ * Every traffic family: the groups of each device add up to the total
+ * exported, and that is the device's own (unless @moved: the device's
+ * totals were read before QPs that grew).
+ */
+/* tx packets, rx packets, tx bytes, rx bytes of a device */
+static uint64_t dev_total(const struct ft_dev_rec *d, unsigned int i)
+{
+	const struct ft_traffic *t = i % 2 ? &d->rx : &d->tx;
+
+	return t->v[i < 2 ? FABTRACE_A_TRAFFIC_PACKETS : FABTRACE_A_TRAFFIC_BYTES];
+}
+
+static void check_sums_(const char *text, const struct synth *s, bool moved, int line)
 {
 	static const char *const fams[] = {
 		"tx_packets_total", "rx_packets_total", "tx_bytes_total", "rx_bytes_total",
@@ -83,9 +95,15 @@ static void check_sums(const char *text, const struct synth *s, int line)
 			if (!value_of(text, series, &total) || sum != total || !n)
 				tap_fail(__FILE__, line, "%s: groups %llu (%u), total %llu", series,
 					 (unsigned long long)sum, n, (unsigned long long)total);
+			if (!moved && total != dev_total(&s->devs[d], i))
+				tap_fail(__FILE__, line, "%s: exported %llu, the device has %llu",
+					 series, (unsigned long long)total,
+					 (unsigned long long)dev_total(&s->devs[d], i));
 		}
 	}
 }
+
+#define check_sums(text, s, line)	check_sums_(text, s, false, line)
 
 /* Every sample of @a that @b has too is no bigger there (counters only). */
 static void check_monotonic(const char *a, const char *b, int line)
@@ -349,7 +367,7 @@ TEST(totals_that_moved_while_reading)
 	s.qps[0].tx.v[FABTRACE_A_TRAFFIC_PACKETS] += 100;
 	synth_run(&s, &a, NULL);
 	t2 = synth_expo(&s, &a, NULL, NULL);
-	check_sums(t2, &s, __LINE__);
+	check_sums_(t2, &s, true, __LINE__);
 	check_monotonic(t1, t2, __LINE__);
 	EXPECT_TRUE(value_of(t2, "fabtrace_device_tx_packets_total{device=\"rxe0\"}", &v));
 	EXPECT_EQ(v, s.devs[0].tx.v[FABTRACE_A_TRAFFIC_PACKETS] + 100);
@@ -445,6 +463,74 @@ TEST(group_cap_and_series_bound)
 	EXPECT_TRUE(series <= expo_bound(2, 2, 2, 3));
 	free(text);
 	expo_top_free(&t);
+	agg_free(&a);
+}
+
+/* "qp " lines of a saved state */
+static unsigned int state_qps(const struct agg *a)
+{
+	char *text = save(a), *p;
+	unsigned int n = 0;
+
+	for (p = text; (p = strstr(p, "\nqp ")); p++)
+		n++;
+	free(text);
+	return n;
+}
+
+TEST(state_keeps_what_labels_cannot_tell)
+{
+	static struct synth s;
+	struct ft_qp_rec gone[2];
+	struct agg a;
+	char *t1, *t2;
+	uint64_t v;
+	size_t i;
+
+	synth_cluster(&s);
+	for (i = 0; i < s.nqps; i++) {
+		/* no congestion: no score to keep */
+		memset(&s.qps[i].cong, 0, sizeof(s.qps[i].cong));
+		s.qps[i].tx.v[FABTRACE_A_TRAFFIC_CNP] = s.qps[i].rx.v[FABTRACE_A_TRAFFIC_CNP] = 0;
+		s.qps[i].tx.v[FABTRACE_A_TRAFFIC_NAK] = s.qps[i].rx.v[FABTRACE_A_TRAFFIC_NAK] = 0;
+	}
+	synth_totals(&s, NULL, 0);
+	agg_init(&a, AGG_BY_OWNER, 2);
+	a.load_time = s.stats.v[FABTRACE_A_STATS_LOAD_TIME];
+	synth_run(&s, &a, NULL);
+	t1 = synth_expo(&s, &a, NULL, NULL);
+	/* rxe0: QPs 21 and 22 beyond the cap; rxe1: QP 31 folded, QP 32 beyond */
+	EXPECT_EQ(a.npins, s.nqps);
+	EXPECT_EQ(state_qps(&a), 4);
+	ASSERT_TRUE(reload(&a, a.load_time) == 0);
+	EXPECT_EQ(a.npins, 4);
+
+	/* QPs 18 and 20 go: their group with them; the overflow stays put */
+	gone[0] = s.qps[1];
+	gone[1] = s.qps[3];
+	s.qps[1] = s.qps[--s.nqps];
+	s.qps[3] = s.qps[--s.nqps];
+	synth_totals(&s, gone, 2);
+	synth_run(&s, &a, NULL);
+	t2 = synth_expo(&s, &a, NULL, NULL);
+	check_sums(t2, &s, __LINE__);
+	check_monotonic(t1, t2, __LINE__);
+	EXPECT_TRUE(value_of(t2, "fabtrace_export_overflow_qps{device=\"rxe0\"}", &v));
+	EXPECT_EQ(v, 2);
+	EXPECT_TRUE(value_of(t2, "fabtrace_export_groups{device=\"rxe0\"}", &v));
+	EXPECT_EQ(v, 1);
+	/* a slot is free now, and still the overflowed QPs stay in "other" */
+	ASSERT_TRUE(reload(&a, a.load_time) == 0);
+	free(t1);
+	t1 = t2;
+	synth_run(&s, &a, NULL);
+	t2 = synth_expo(&s, &a, NULL, NULL);
+	check_sums(t2, &s, __LINE__);
+	check_monotonic(t1, t2, __LINE__);
+	EXPECT_TRUE(value_of(t2, "fabtrace_export_overflow_qps{device=\"rxe0\"}", &v));
+	EXPECT_EQ(v, 2);
+	free(t1);
+	free(t2);
 	agg_free(&a);
 }
 

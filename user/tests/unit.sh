@@ -27,7 +27,8 @@ for u in "$@"; do
 		res $? "$name: ExecStart runs fabtrace -b on an absolute policy file" ;;
 	fabtrace-export.service)
 		grep -Eq '^ExecStart=/.*/fabtrace export \$FABTRACE_EXPORT_ARGS dir /[^ ]+$' "$u" &&
-			grep -q '^Type=oneshot$' "$u" && grep -q '^StateDirectory=fabtrace$' "$u"
+			grep -q '^Type=oneshot$' "$u" && grep -q '^RuntimeDirectory=fabtrace$' "$u" &&
+			grep -q '^RuntimeDirectoryPreserve=yes$' "$u"
 		res $? "$name: a oneshot that runs fabtrace export into an absolute directory" ;;
 	fabtrace-export.timer)
 		grep -Eq '^OnUnitActiveSec=[0-9]+(ms|s|min)?$' "$u" &&
