@@ -219,9 +219,11 @@ nqps=$(jq length "$O/qps.json")
 ktap_result "$nqps QPs: series under the stated bound" $CHECK bound "$O/quiet.prom" 1 1 100 20
 
 # ---- by cgroup ----------------------------------------------------------------------
-fabtrace export by cgroup file "$O/cg.prom" state "$L/cg.state"
-ktap_result "by cgroup: groups, other, totals == qp show and dev show" \
-	$CHECK match "$O/cg.prom" "$O/qps.json" "$O/dev1.json" cgroup
+fabtrace -j export by cgroup file "$O/cg.prom" state "$L/cg.state" >"$O/cg.json"
+ktap_result "by cgroup: groups, other, totals == qp show and dev show; -j says what it wrote" \
+	eval '$CHECK match "$O/cg.prom" "$O/qps.json" "$O/dev1.json" cgroup &&
+	      py "a[\"path\"] == \"$O/cg.prom\" and a[\"by\"] == \"cgroup\" and a[\"consistent\"] and
+		  a[\"series\"] == $(grep -vc "^#" "$O/cg.prom") <= a[\"max_series\"]" "$O/cg.json"'
 fabtrace -j qp show cgroup /ftexport.slice >"$O/qps_cg.json"
 fabtrace -j qp show cgroup /ftexport.sl >"$O/qps_cg_prefix.json"
 ktap_result "qp show cgroup /ftexport.slice: flow J's server QPs, and /ftexport.sl none" \
