@@ -1408,7 +1408,7 @@ def cmd_schema(args):
         need = {"dev", "dev_index", "qpn", "type", "state", "port", "tclass", "sl", "prio",
                 "paused_us", "pid", "comm", "create_time", "flags", "tx", "rx", "cong"}
         have = set(q)
-        extra = have - need - {"remote_qpn", "peer", "destroy_time"}
+        extra = have - need - {"remote_qpn", "peer", "destroy_time", "cgroup_id", "cgroup"}
         if need - have or extra:
             errs.append("QP %s: missing %s, unexpected %s" % (q.get("qpn"), need - have, extra))
             continue
@@ -1421,6 +1421,12 @@ def cmd_schema(args):
             errs.append("QP %d cong keys %s, spec %s (naks %s)" % (q["qpn"], list(c), cong, naks))
         if ("destroyed" in q["flags"]) != ("destroy_time" in q):
             errs.append("QP %d: flags %s with destroy_time %s" % (q["qpn"], q["flags"], q.get("destroy_time")))
+        # a user QP has its creator's cgroup id (its path while it exists), a kernel QP neither
+        if ("kernel" in q["flags"]) == ("cgroup_id" in q) or ("cgroup" in q and "cgroup_id" not in q) \
+                or not isinstance(q.get("cgroup_id", 0), int) \
+                or not str(q.get("cgroup", "/")).startswith("/"):
+            errs.append("QP %d: flags %s with cgroup_id %s cgroup %s"
+                        % (q["qpn"], q["flags"], q.get("cgroup_id"), q.get("cgroup")))
     R.add("qp", errs, "%d QP objects: keys, the traffic/cong/nak keys of the spec, integer counters" % len(qps))
     errs = []
     devs = load(args.dev)

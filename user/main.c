@@ -19,7 +19,8 @@ static void usage(FILE *fp)
 		"Usage: fabtrace [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       fabtrace { -V | --version }\n"
 		"       fabtrace { -h | --help | help }\n"
-		"where  OBJECT  := { dev | qp | stats | monitor | top | policy | pfc }\n"
+		"where  OBJECT  := { dev | qp | stats | monitor | top | policy | pfc |\n"
+		"                    export }\n"
 		"       OPTIONS := { -j | --json | -p | --pretty | -s | --stats |\n"
 		"                    -n | --numeric | -b | --batch FILE | --count N |\n"
 		"                    --rcvbuf BYTES }\n"
@@ -32,6 +33,8 @@ static void usage(FILE *fp)
 		"  top      QPs ranked by traffic or congestion rates, refreshed\n"
 		"  policy   the PFC/ECN policy of RDMA ports: show it, set it\n"
 		"  pfc      PFC frames received per port and priority; pause storms\n"
+		"  export   everything in the Prometheus text format, bounded, for\n"
+		"           node_exporter's textfile collector\n"
 		"\"fabtrace OBJECT help\" describes an object's commands; the first\n"
 		"command listed is the default (\"fabtrace qp\" = \"fabtrace qp show\").\n"
 		"Keywords must be spelled out in full.\n"
@@ -65,7 +68,8 @@ static void usage(FILE *fp)
 		"  fabtrace top sort retrans\n"
 		"  fabtrace stats\n"
 		"  fabtrace policy set dev rxe0 trust dscp pfc 3 ecn 3\n"
-		"  fabtrace -b policy.saved\n");
+		"  fabtrace -b policy.saved\n"
+		"  fabtrace export textfile\n");
 }
 
 static int do_help(struct ft *ft, int argc, char **argv)
@@ -89,6 +93,7 @@ static const struct cmd objects[] = {
 	{ "top", do_top },
 	{ "policy", do_policy },
 	{ "pfc", do_pfc },
+	{ "export", do_export },
 	{ "help", do_help },
 	{ NULL, NULL }
 };

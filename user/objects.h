@@ -20,6 +20,7 @@ int do_monitor(struct ft *ft, int argc, char **argv);
 int do_top(struct ft *ft, int argc, char **argv);
 int do_policy(struct ft *ft, int argc, char **argv);
 int do_pfc(struct ft *ft, int argc, char **argv);
+int do_export(struct ft *ft, int argc, char **argv);
 
 /* -b FILE ("-": stdin): each line a command; stops at the first error. */
 int ft_batch(struct ft *ft, const struct cmd *objects, const char *path);
@@ -38,10 +39,18 @@ struct qp_query {
 	bool has_pid, has_type, has_state, has_sort, has_limit;
 	uint32_t pid, type, state, match_flags, limit;
 	enum qp_sort sort;
+	bool has_cgroup;		/* filtered here, not by the kernel */
+	char cgroup[FT_CGROUP_LEN];	/* absolute, no trailing "/" but "/" */
 };
 
 /* 0, ARGS_HELP or -1 (printed); nothing to free but on 0. */
 int qp_parse_show(int argc, char **argv, struct qp_query *q);
+/*
+ * "cgroup PATH" (qp show, export): an absolute path without empty
+ * components, trailing "/" dropped, into @buf (FT_CGROUP_LEN bytes).
+ * NULL, or what is wrong with it.
+ */
+const char *parse_cgroup_path(const char *s, char *buf);
 /* A single QP named by device and number, and nothing else: a do request. */
 bool qp_query_is_do(const struct qp_query *q);
 void qp_query_free(struct qp_query *q);

@@ -387,13 +387,7 @@ char *out_esc(char *buf, size_t size, const char *s)
 	return buf;
 }
 
-/*
- * The length of the well-formed UTF-8 sequence at @p (Unicode table 3-7),
- * or 0 with *@bad set to the length of its maximal ill-formed subpart: the
- * bytes one U+FFFD stands for.  Never reads past a NUL, which no
- * continuation byte matches.
- */
-static size_t utf8_len(const unsigned char *p, size_t *bad)
+size_t out_utf8_len(const unsigned char *p, size_t *bad)
 {
 	unsigned char lo = 0x80, hi = 0xbf;
 	size_t n, i;
@@ -497,7 +491,7 @@ static int json_str_serialize(struct json_object *j, struct printbuf *pb,
 	while (i < len) {
 		/* the longest run that goes out as it is, in one append */
 		for (run = i; i < len; i += n) {
-			n = utf8_len(s + i, &bad);
+			n = out_utf8_len(s + i, &bad);
 			if (!n)
 				break;
 			c = json_ctl(s + i, n);

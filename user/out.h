@@ -82,6 +82,14 @@ void out_arr_end(struct out *o);
  */
 char *out_esc(char *buf, size_t size, const char *s);
 
+/*
+ * The length of the well-formed UTF-8 sequence at @p (Unicode table 3-7),
+ * or 0 with *@bad set to the length of its maximal ill-formed subpart: the
+ * bytes one U+FFFD stands for.  Never reads past a NUL, which no
+ * continuation byte matches.  (Also for the Prometheus labels, prom.c.)
+ */
+size_t out_utf8_len(const unsigned char *p, size_t *bad);
+
 /* The text format takes the value as: unsigned long long. */
 void out_u64(struct out *o, int type, const char *key, const char *fmt, uint64_t v);
 /*

@@ -67,6 +67,22 @@ const struct kw ft_kw_phys_state[] = {
 	{ NULL, 0 }
 };
 
+const struct kw ft_kw_trust[] = {
+	{ "pcp", FABTRACE_TRUST_PCP },
+	{ "dscp", FABTRACE_TRUST_DSCP },
+	{ NULL, 0 }
+};
+
+const struct kw ft_kw_dcb[] = {
+	{ "no-netdev", FABTRACE_DCB_STATE_NO_NETDEV },
+	{ "unsupported", FABTRACE_DCB_STATE_UNSUPPORTED },
+	{ "not-applied", FABTRACE_DCB_STATE_NOT_APPLIED },
+	{ "applied", FABTRACE_DCB_STATE_APPLIED },
+	{ "drift", FABTRACE_DCB_STATE_DRIFT },
+	{ "failed", FABTRACE_DCB_STATE_FAILED },
+	{ NULL, 0 }
+};
+
 const struct kw ft_kw_link_layer[] = {
 	{ "unspecified", FABTRACE_LINK_LAYER_UNSPECIFIED },
 	{ "infiniband", FABTRACE_LINK_LAYER_INFINIBAND },

@@ -20,6 +20,8 @@ extern const struct kw ft_kw_qp_flag[];
 extern const struct kw ft_kw_port_state[];
 extern const struct kw ft_kw_phys_state[];
 extern const struct kw ft_kw_link_layer[];
+extern const struct kw ft_kw_trust[];		/* policy: trust */
+extern const struct kw ft_kw_dcb[];		/* policy: dcb state */
 extern const struct kw ft_kw_event[];
 
 /* Exact match only (strcmp): 0 and *val set, or -1. */

@@ -62,22 +62,6 @@ static int policy_help(struct ft *ft, int argc, char **argv)
 	return 0;
 }
 
-static const struct kw trust_kw[] = {
-	{ "pcp", FABTRACE_TRUST_PCP },
-	{ "dscp", FABTRACE_TRUST_DSCP },
-	{ NULL, 0 }
-};
-
-static const struct kw dcb_kw[] = {
-	{ "no-netdev", FABTRACE_DCB_STATE_NO_NETDEV },
-	{ "unsupported", FABTRACE_DCB_STATE_UNSUPPORTED },
-	{ "not-applied", FABTRACE_DCB_STATE_NOT_APPLIED },
-	{ "applied", FABTRACE_DCB_STATE_APPLIED },
-	{ "drift", FABTRACE_DCB_STATE_DRIFT },
-	{ "failed", FABTRACE_DCB_STATE_FAILED },
-	{ NULL, 0 }
-};
-
 static const struct kw wd_action_kw[] = {
 	{ "alert", FABTRACE_WD_ACTION_ALERT },
 	{ NULL, 0 }
@@ -146,7 +130,7 @@ static void print_cfg_json(struct out *o, const struct ft_policy_cfg *c)
 	unsigned int d;
 
 	out_str(o, PRINT_JSON, "trust", NULL,
-		kw_text(trust_kw, c->v[CFG(TRUST)], buf, sizeof(buf)));
+		kw_text(ft_kw_trust, c->v[CFG(TRUST)], buf, sizeof(buf)));
 	out_arr_begin(o, "dscp_map");
 	for (d = 0; d < 64; d++)
 		out_u64(o, PRINT_JSON, NULL, NULL, c->dscp[d]);
@@ -173,7 +157,7 @@ static void fmt_cfg_args(char *buf, size_t len, const struct ft_policy_cfg *c,
 
 	snprintf(buf, len, " trust %s dscp-map %s pfc %s ecn %s cnp %s cnp-interval %u"
 		 " cnp-dscp %u pfc-watchdog %s",
-		 kw_text(trust_kw, c->v[CFG(TRUST)], t, sizeof(t)),
+		 kw_text(ft_kw_trust, c->v[CFG(TRUST)], t, sizeof(t)),
 		 fmt_map(map, sizeof(map), c->dscp, all_map),
 		 fmt_prios(pfc, sizeof(pfc), c->v[CFG(PFC)]),
 		 fmt_prios(ecn, sizeof(ecn), c->v[CFG(ECN)]),
@@ -241,8 +225,8 @@ static bool print_hw_diff(struct out *o, const struct ft_policy_hw *hw,
 	}
 	if (hw->has_trust && hw->trust != c->v[CFG(TRUST)]) {
 		out_text(o, " trust %s (hw %s)",
-			 kw_text(trust_kw, c->v[CFG(TRUST)], a, sizeof(a)),
-			 kw_text(trust_kw, hw->trust, b, sizeof(b)));
+			 kw_text(ft_kw_trust, c->v[CFG(TRUST)], a, sizeof(a)),
+			 kw_text(ft_kw_trust, hw->trust, b, sizeof(b)));
 		differ = true;
 	}
 	return differ;
@@ -258,7 +242,7 @@ static void print_hw_json(struct out *o, const struct ft_policy_hw *hw)
 	out_u64(o, PRINT_JSON, "pfc_cap", NULL, hw->pfc_cap);
 	if (hw->has_trust)
 		out_str(o, PRINT_JSON, "trust", NULL,
-			kw_text(trust_kw, hw->trust, buf, sizeof(buf)));
+			kw_text(ft_kw_trust, hw->trust, buf, sizeof(buf)));
 	out_arr_begin(o, "dscp_prio");
 	for (d = 0; d < 64; d++)
 		print_prios_json(o, NULL, hw->dscp[d]);
@@ -279,7 +263,7 @@ static void print_hw_text(struct out *o, const struct ft_policy_hw *hw,
 	out_text(o, "    hw pfc %s pfc-cap %u", fmt_prios(pfc, sizeof(pfc), hw->pfc),
 		 hw->pfc_cap);
 	if (hw->has_trust)
-		out_text(o, " trust %s", kw_text(trust_kw, hw->trust, trust, sizeof(trust)));
+		out_text(o, " trust %s", kw_text(ft_kw_trust, hw->trust, trust, sizeof(trust)));
 	out_text(o, " app %s\n", fmt_hw_map(map, sizeof(map), hw->dscp));
 	if (hw->error)
 		out_text(o, "    hw error: %s: %s\n", hw->error_op, strerror((int)hw->error));
@@ -317,14 +301,14 @@ static void print_policy(struct out *o, const struct ft_policy_rec *r, bool all_
 		out_str(o, PRINT_ANY, "netdev", " netdev %s", r->netdev);
 		out_u64(o, PRINT_JSON, "ifindex", NULL, r->ifindex);
 	}
-	out_str(o, PRINT_ANY, "dcb", " dcb %s", kw_text(dcb_kw, r->dcb, buf, sizeof(buf)));
+	out_str(o, PRINT_ANY, "dcb", " dcb %s", kw_text(ft_kw_dcb, r->dcb, buf, sizeof(buf)));
 	if (out_is_json(o)) {
 		print_cfg_json(o, c);
 		if (r->hw.present)
 			print_hw_json(o, &r->hw);
 	} else {
 		out_text(o, "\n    trust %s pfc %s ecn %s cnp %s cnp-interval %u cnp-dscp %u\n",
-			 kw_text(trust_kw, c->v[CFG(TRUST)], buf, sizeof(buf)),
+			 kw_text(ft_kw_trust, c->v[CFG(TRUST)], buf, sizeof(buf)),
 			 fmt_prios(pfc, sizeof(pfc), c->v[CFG(PFC)]),
 			 fmt_prios(ecn, sizeof(ecn), c->v[CFG(ECN)]),
 			 c->v[CFG(CNP)] ? "on" : "off", c->v[CFG(CNP_INTERVAL)],
@@ -373,8 +357,8 @@ void print_policy_change(struct out *o, const struct ft_policy_cfg *old,
 		out_obj_end(o);
 		return;
 	}
-	change(o, "trust", kw_text(trust_kw, old->v[CFG(TRUST)], a, sizeof(a)),
-	       kw_text(trust_kw, new->v[CFG(TRUST)], b, sizeof(b)));
+	change(o, "trust", kw_text(ft_kw_trust, old->v[CFG(TRUST)], a, sizeof(a)),
+	       kw_text(ft_kw_trust, new->v[CFG(TRUST)], b, sizeof(b)));
 	change(o, "dscp-map", fmt_map(a, sizeof(a), old->dscp, false),
 	       fmt_map(b, sizeof(b), new->dscp, false));
 	change(o, "pfc", fmt_prios(a, sizeof(a), old->v[CFG(PFC)]),
@@ -518,7 +502,7 @@ int policy_parse_set(int argc, char **argv, struct policy_req *r)
 		ARG_DEV(&r->dev),
 		{ .key = "port", .kind = ARG_U32, .min = 1, .max = 255, .dst = &r->port,
 		  .seen = &r->has_port, .why = "not a port number 1..255" },
-		{ .key = "trust", .kind = ARG_KW, .kw = trust_kw, .dst = &c->v[CFG(TRUST)],
+		{ .key = "trust", .kind = ARG_KW, .kw = ft_kw_trust, .dst = &c->v[CFG(TRUST)],
 		  .seen = &seen[CFG(TRUST)] },
 		{ .key = "dscp-map", .kind = ARG_FN, .fn = dscp_map_arg, .dst = r,
 		  .seen = &seen[CFG(DSCP_MAP)] },

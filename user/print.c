@@ -131,6 +131,12 @@ void print_qp_full(struct out *o, const struct ft_qp_rec *r)
 	/* kernel consumers have no process: name them as rdma(8) does */
 	out_u64(o, kernel ? PRINT_JSON : PRINT_ANY, "pid", " pid %llu", r->pid);
 	out_str(o, PRINT_ANY, "comm", kernel ? " comm [%s]" : " comm %s", r->comm);
+	/* the path while the cgroup exists; the id alone says which one it was */
+	if (r->have & FT_QP_HAVE_CGROUP_ID)
+		out_u64(o, (r->have & FT_QP_HAVE_CGROUP) ? PRINT_JSON : PRINT_ANY,
+			"cgroup_id", " cgroup_id %llu", r->cgroup_id);
+	if (r->have & FT_QP_HAVE_CGROUP)
+		out_str(o, PRINT_ANY, "cgroup", " cgroup %s", r->cgroup);
 	out_time(o, PRINT_ANY, "create_time", " created %s", r->create_time);
 	if (r->have & FT_QP_HAVE_DTIME)
 		out_time(o, PRINT_ANY, "destroy_time", " destroyed %s",
@@ -293,6 +299,7 @@ void print_stats(struct out *o, const struct ft_stats_rec *r)
 		FABTRACE_A_STATS_EVENTS_LOST, FABTRACE_A_STATS_GENERATION, 0,
 		FABTRACE_A_STATS_CNP_SENT, FABTRACE_A_STATS_CNP_LIMITED,
 		FABTRACE_A_STATS_CNP_FAILED, FABTRACE_A_STATS_CNP_SKIPPED, 0,
+		FABTRACE_A_STATS_LOAD_TIME, 0,
 	};
 	bool first = true;
 	unsigned int i, a;
@@ -309,7 +316,11 @@ void print_stats(struct out *o, const struct ft_stats_rec *r)
 		if (!(r->have & (1ull << a)))
 			continue;
 		out_text(o, "%s%s ", first ? "" : " ", ft_stats_keys[a]);
-		out_u64(o, PRINT_ANY, ft_stats_keys[a], "%llu", r->v[a]);
+		/* nanoseconds since the epoch: a number in JSON, a date in text */
+		if (a == FABTRACE_A_STATS_LOAD_TIME)
+			out_time(o, PRINT_ANY, ft_stats_keys[a], "%s", r->v[a]);
+		else
+			out_u64(o, PRINT_ANY, ft_stats_keys[a], "%llu", r->v[a]);
 		first = false;
 	}
 	out_obj_end(o);

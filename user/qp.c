@@ -20,7 +20,7 @@ static void qp_usage(FILE *fp)
 	fprintf(fp,
 		"Usage: fabtrace qp [ show ] [ dev DEV ] [ qpn LIST ] [ pid PID ] [ type TYPE ]\n"
 		"                            [ state STATE ] [ congested ] [ destroyed ]\n"
-		"                            [ misconfigured ]\n"
+		"                            [ misconfigured ] [ cgroup PATH ]\n"
 		"                            [ sort KEY ] [ limit N ]\n"
 		"       fabtrace qp reset [ dev DEV [ qpn QPN ] ]\n"
 		"       fabtrace qp help\n"
@@ -34,14 +34,21 @@ static void qp_usage(FILE *fp)
 		"show lists QPs that match every filter given; congested, destroyed and\n"
 		"misconfigured keep QPs with that flag (misconfigured: the QP's traffic\n"
 		"class maps to a priority without PFC while its port's policy has PFC\n"
-		"priorities, or to an ECN priority with Not-ECT nothing marks).  A device and a single QP number ask for that QP\n"
+		"priorities, or to an ECN priority with Not-ECT nothing marks).  cgroup\n"
+		"keeps the QPs created by a process of the cgroup (v2) PATH or of one\n"
+		"below it, as the path goes (\"/a/b\" holds /a/b and /a/b/c, not /a/bc;\n"
+		"kernel QPs and QPs whose cgroup is gone have none); PATH is as\n"
+		"/proc/PID/cgroup names it, below this reader's cgroup namespace.  A device\n"
+		"and a single QP number ask for that QP\n"
 		"alone (an error if it does not exist); anything else is a dump.  Each\n"
 		"range of LIST is its own kernel-filtered dump, in ascending order.\n"
 		"Without sort or limit, QPs stream in kernel order: by device, then by QP\n"
 		"number, live QPs before destroyed ones.  sort qpn orders by device and QP\n"
 		"number; the counter keys sort descending (cnp and nak: sent + received);\n"
 		"limit N keeps the first N after sorting.  -s prints every counter of each\n"
-		"QP, -j a JSON array with every counter, -n exact numbers in the table.\n"
+		"QP, -j a JSON array with every counter, -n exact numbers in the table;\n"
+		"both add the QP's cgroup (cgroup, and cgroup_id: the cgroup's inode\n"
+		"number, which outlives its path).\n"
 		"\n"
 		"reset zeroes the counters of one QP, of every QP of a device, or of every\n"
 		"QP (no argument); it needs CAP_NET_ADMIN.\n"
@@ -53,6 +60,7 @@ static void qp_usage(FILE *fp)
 		"  fabtrace qp show type rc state rts sort tx-bytes limit 10\n"
 		"  fabtrace -s qp show dev rxe0 sort retrans limit 5\n"
 		"  fabtrace -j -p qp show pid 4242\n"
+		"  fabtrace -s qp show cgroup /system.slice/slurmstepd.scope\n"
 		"  fabtrace qp reset dev rxe0 qpn 17\n");
 }
 
@@ -69,6 +77,34 @@ static int qp_help(struct ft *ft, int argc, char **argv)
 
 #define SHOW_CTX	"qp show"
 #define QP_HELP		"fabtrace qp help"
+
+const char *parse_cgroup_path(const char *s, char *buf)
+{
+	size_t n = strlen(s);
+
+	if (s[0] != '/')
+		return "not an absolute path (from /)";
+	if (n >= FT_CGROUP_LEN)
+		return "longer than a cgroup path can be";
+	if (strstr(s, "//"))
+		return "an empty path component";
+	while (n > 1 && s[n - 1] == '/')
+		n--;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return NULL;
+}
+
+static int cgroup_arg(struct arg_val *v, void *dst)
+{
+	struct qp_query *q = dst;
+
+	v->why = parse_cgroup_path(v->argv[0], q->cgroup);
+	if (v->why)
+		return ARG_INVALID;
+	q->has_cgroup = true;
+	return 1;
+}
 
 static int qpn_arg(struct arg_val *v, void *dst)
 {
@@ -95,6 +131,7 @@ int qp_parse_show(int argc, char **argv, struct qp_query *q)
 		{ .key = "congested", .kind = ARG_FLAG, .dst = &congested },
 		{ .key = "destroyed", .kind = ARG_FLAG, .dst = &destroyed },
 		{ .key = "misconfigured", .kind = ARG_FLAG, .dst = &misconf },
+		{ .key = "cgroup", .kind = ARG_FN, .fn = cgroup_arg, .dst = q },
 		{ .key = "sort", .kind = ARG_KW, .kw = ft_kw_qp_sort, .dst = &sort,
 		  .seen = &q->has_sort },
 		{ .key = "limit", .kind = ARG_U32, .min = 1, .dst = &q->limit,
@@ -126,7 +163,8 @@ void qp_query_free(struct qp_query *q)
 bool qp_query_is_do(const struct qp_query *q)
 {
 	return q->dev && q->nranges == 1 && q->ranges[0].min == q->ranges[0].max &&
-	       !q->has_pid && !q->has_type && !q->has_state && !q->match_flags;
+	       !q->has_pid && !q->has_type && !q->has_state && !q->match_flags &&
+	       !q->has_cgroup;
 }
 
 /* --- show: the dump ----------------------------------------------------------- */
@@ -192,6 +230,11 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 			s->set.n--;
 		errno = EBADMSG;
 		return MNL_CB_ERROR;
+	}
+	if (s->q->has_cgroup && !ft_qp_in_cgroup(r, s->q->cgroup)) {
+		if (s->collect)
+			s->set.n--;
+		return MNL_CB_OK;
 	}
 	k = qp_key_of(r);
 	if (s->collect || !qp_keyset_add(&s->printed, &k))

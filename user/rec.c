@@ -4,9 +4,11 @@
 #include <endian.h>
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rec.h"
+#include "util.h"
 
 const char *const ft_traffic_keys[FABTRACE_A_TRAFFIC_MAX + 1] = {
 	[FABTRACE_A_TRAFFIC_PACKETS] = "packets",
@@ -71,6 +73,7 @@ const char *const ft_stats_keys[FABTRACE_A_STATS_MAX + 1] = {
 	[FABTRACE_A_STATS_CNP_LIMITED] = "cnp_limited",
 	[FABTRACE_A_STATS_CNP_FAILED] = "cnp_failed",
 	[FABTRACE_A_STATS_CNP_SKIPPED] = "cnp_skipped",
+	[FABTRACE_A_STATS_LOAD_TIME] = "load_time",
 };
 
 /*
@@ -291,6 +294,7 @@ int ft_parse_dev(const struct nlmsghdr *nlh, struct ft_dev_rec *r)
 static int qp_cb(const struct nlattr *a, void *data)
 {
 	struct ft_qp_rec *r = data;
+	char path[FT_CGROUP_LEN];
 
 	switch (mnl_attr_get_type(a)) {
 	case FABTRACE_A_QP_DEV_INDEX:
@@ -349,6 +353,18 @@ static int qp_cb(const struct nlattr *a, void *data)
 	case FABTRACE_A_QP_FLAGS:
 		get_u32(a, &r->flags);
 		break;
+	case FABTRACE_A_QP_CGROUP_ID:
+		if (mnl_attr_get_payload_len(a) == sizeof(uint64_t)) {
+			r->cgroup_id = mnl_attr_get_u64(a);
+			r->have |= FT_QP_HAVE_CGROUP_ID;
+		}
+		break;
+	case FABTRACE_A_QP_CGROUP:
+		if (get_str(a, path, sizeof(path))) {
+			r->cgroup = ft_intern(path);
+			r->have |= FT_QP_HAVE_CGROUP;
+		}
+		break;
 	case FABTRACE_A_QP_TX:
 		parse_traffic(a, &r->tx);
 		break;
@@ -360,6 +376,66 @@ static int qp_cb(const struct nlattr *a, void *data)
 		break;
 	}
 	return MNL_CB_OK;
+}
+
+/* The interned strings: open addressing, never shrinks. */
+static struct {
+	char **slot;
+	size_t cap, n;		/* cap: 0 or a power of two */
+} interned;
+
+static size_t str_hash(const char *s)
+{
+	size_t h = 5381;
+
+	while (*s)
+		h = h * 33 + (unsigned char)*s++;
+	return h;
+}
+
+const char *ft_intern(const char *s)
+{
+	size_t i, j, cap;
+	char **slot;
+
+	if (interned.cap) {
+		for (i = str_hash(s) & (interned.cap - 1); interned.slot[i];
+		     i = (i + 1) & (interned.cap - 1))
+			if (!strcmp(interned.slot[i], s))
+				return interned.slot[i];
+	}
+	if (2 * (interned.n + 1) > interned.cap) {
+		cap = interned.cap ? 2 * interned.cap : 64;
+		slot = xcalloc(cap, sizeof(*slot));
+		for (i = 0; i < interned.cap; i++) {
+			if (!interned.slot[i])
+				continue;
+			for (j = str_hash(interned.slot[i]) & (cap - 1); slot[j]; j = (j + 1) & (cap - 1))
+				;
+			slot[j] = interned.slot[i];
+		}
+		free(interned.slot);
+		interned.slot = slot;
+		interned.cap = cap;
+	}
+	for (i = str_hash(s) & (interned.cap - 1); interned.slot[i]; i = (i + 1) & (interned.cap - 1))
+		;
+	interned.slot[i] = xmalloc(strlen(s) + 1);
+	strcpy(interned.slot[i], s);
+	interned.n++;
+	return interned.slot[i];
+}
+
+bool ft_qp_in_cgroup(const struct ft_qp_rec *r, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (!(r->have & FT_QP_HAVE_CGROUP) || !r->cgroup)
+		return false;
+	if (n == 1 && path[0] == '/')
+		return r->cgroup[0] == '/';
+	return !strncmp(r->cgroup, path, n) &&
+	       (r->cgroup[n] == '\0' || r->cgroup[n] == '/');
 }
 
 int ft_parse_qp(const struct nlmsghdr *nlh, struct ft_qp_rec *r)

@@ -2,12 +2,16 @@
 /* Small helpers every part of the CLI uses: errors, memory, clocks, signals. */
 
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -50,6 +54,13 @@ void *xrealloc(void *p, size_t n)
 {
 	p = realloc(p, n ? n : 1);
 	return p ? p : oom();
+}
+
+char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(xmalloc(n), s, n);
 }
 
 static uint64_t clock_ns(clockid_t id)
@@ -109,4 +120,68 @@ int ft_sleep_ms(unsigned int ms, const sigset_t *mask)
 			return -1;
 	}
 	return 0;
+}
+
+int ft_write_whole(const char *path, const char *data, size_t len, unsigned int mode,
+		   const char *ctx)
+{
+	char tmp[4096 + 16], dirbuf[4096], base[4096];
+	sigset_t stop, old;
+	const char *dir;
+	size_t off = 0;
+	ssize_t n;
+	int fd, dfd, err;
+
+	snprintf(dirbuf, sizeof(dirbuf), "%s", path);
+	snprintf(base, sizeof(base), "%s", path);
+	dir = dirname(dirbuf);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, basename(base));
+	/* a stop (systemd's SIGTERM) waits until the file is whole or gone */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigaddset(&stop, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &stop, &old);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		ft_err("%s: cannot create a file in %s: %s", ctx, dir, strerror(errno));
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return -1;
+	}
+	while (off < len) {
+		n = write(fd, data + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? errno : EIO;
+			goto fail;
+		}
+		off += n;
+	}
+	if (fchmod(fd, mode) || fsync(fd)) {
+		err = errno;
+		goto fail;
+	}
+	err = close(fd) ? errno : 0;
+	fd = -1;
+	if (err || rename(tmp, path)) {
+		err = err ? err : errno;
+		goto fail;
+	}
+	/* the rename itself, on disk */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	ft_err("%s: cannot write %s: %s", ctx, path, strerror(err));
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return -1;
 }

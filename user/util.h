@@ -19,6 +19,7 @@ void ft_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t n);
 void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
 
 /* Nanoseconds of CLOCK_REALTIME / CLOCK_MONOTONIC. */
 uint64_t ft_now_real(void);
@@ -36,6 +37,17 @@ extern volatile sig_atomic_t ft_stop;
  * outside ppoll() closes the race between checking ft_stop and sleeping.
  */
 int ft_catch_signals(sigset_t *oldmask);
+
+/*
+ * Write @len bytes to @path as a whole or not at all: a temporary file in
+ * its directory (".NAME.XXXXXX": node_exporter reads *.prom only), written,
+ * synced, given @mode, renamed over @path, the directory synced.  Nothing
+ * is left behind on failure, and a file @path had stays as it was; SIGINT,
+ * SIGTERM, SIGHUP and SIGQUIT wait until it is done.  0, or -1 after
+ * "fabtrace: <ctx>: cannot ...: <why>".
+ */
+int ft_write_whole(const char *path, const char *data, size_t len, unsigned int mode,
+		   const char *ctx);
 
 /* Sleep @ms, or until a signal; returns early (0) when ft_stop is set. */
 int ft_sleep_ms(unsigned int ms, const sigset_t *mask);

@@ -18,7 +18,7 @@ pkgs=(build-essential kmod cpio xz-utils linux-image-amd64
 	libnl-3-dev libnl-genl-3-dev libibverbs-dev librdmacm-dev libjson-c-dev
 	tcpdump tshark sparse python3 python3-yaml python3-jsonschema yamllint
 	codespell valgrind clang libclang-rt-14-dev zstd shellcheck
-	iputils-ping jq bpftrace cppcheck ethtool
+	iputils-ping jq bpftrace cppcheck ethtool prometheus prometheus-node-exporter
 	dkms dh-dkms debhelper dpkg-dev lintian pkgconf openssl bash-completion
 	man-db groff-base "$@")
 qemu_min=1:10
@@ -82,6 +82,14 @@ if [ ${#want[@]} -gt 0 ]; then
 	echo "deps: installing ${want[*]}"
 	apt-get install -y -qq --no-install-recommends "${want[@]}" >/dev/null ||
 		die "apt-get install failed for: ${want[*]}"
+	# prometheus and prometheus-node-exporter are wanted for their programs
+	# (promtool; the servers selftests/export.sh starts on a node's
+	# loopback), not as services of this machine: those this run installed
+	# (Debian starts them) are stopped and disabled again.
+	for p in prometheus prometheus-node-exporter; do
+		[[ " ${want[*]} " == *" $p "* ]] && [ -d /run/systemd/system ] &&
+			{ systemctl disable --now "$p.service" >/dev/null 2>&1 || true; }
+	done
 fi
 if [ $qemu_missing = 1 ]; then
 	echo "deps: installing qemu-system-x86 from bookworm-backports"

@@ -100,6 +100,16 @@ usage_error "policy set detection 50 ms" 'policy set: invalid pfc-watchdog "50":
 	policy set dev rxe0 pfc-watchdog detect 50
 usage_error "policy show port 0" 'policy show: invalid port "0"' policy show port 0
 usage_error "abbreviated policy command" 'unknown policy command "sh"' policy sh
+usage_error "export: two targets" 'export: one target at most: textfile, dir DIR, file FILE or -' \
+	export textfile dir /tmp
+usage_error "export: top above 1000" 'export: invalid top "1001": not a number from 0 to 1000' \
+	export top 1001
+usage_error "export: groups 0" 'export: invalid groups "0"' export groups 0
+usage_error "export: by an unknown grouping" 'export: invalid by "job": not one of owner|cgroup' \
+	export by job
+usage_error "export: dir twice" 'export: "dir" given twice' export dir a dir b
+usage_error "export: abbreviated keyword" 'export: unknown argument "text"' export text
+usage_error "export: -j to standard output" 'export: -j describes a file written' -j export -
 usage_error "-b without a file" 'option "-b" needs a value' -b
 usage_error "-b and a command" '-b f runs the commands of a file' -b f dev show
 usage_error "-b of a missing file" '-b /nonexistent/x: No such file or directory' -b /nonexistent/x
@@ -134,7 +144,7 @@ help_ok() {
 	if [ -z "$why" ]; then ok "$desc"; else echo "# $why"; not_ok "$desc"; fi
 }
 
-help_ok "help lists the objects" "dev qp stats monitor top policy" help
+help_ok "help lists the objects" "dev qp stats monitor top policy pfc export" help
 help_ok "-h" "dev qp stats monitor top" -h
 help_ok "--help" "Exit" --help
 help_ok "dev help" "show" dev help
@@ -146,6 +156,7 @@ help_ok "top help" "interval iterations batch" top help
 help_ok "policy help" "show set trust dscp-map pfc ecn cnp cnp-interval cnp-dscp pfc-watchdog commands" \
 	policy help
 help_ok "policy set help" "set" policy set help
+help_ok "export help" "textfile dir file state top groups by owner cgroup" export help
 
 # Without the module: exactly one line naming the fix, exit 1, for every
 # command that needs the kernel, with and without -j.
@@ -153,8 +164,10 @@ if [ -d /sys/module/fabtrace ]; then
 	skip "module not loaded message" "the fabtrace module is loaded here"
 else
 	why=
+	mkdir "$tmp/textfile"
 	for args in "dev show" "dev" "qp show" "qp show dev rxe0 qpn 1" "qp reset" \
-		    "stats" "monitor" "top iterations 1" "dev show rxe0"; do
+		    "stats" "monitor" "top iterations 1" "dev show rxe0" \
+		    "export dir $tmp/textfile state $tmp/state"; do
 		for j in "" -j; do
 			# shellcheck disable=SC2086
 			run $j $args
@@ -164,6 +177,9 @@ else
 				why+="[$j $args] stderr: $(head -c 200 "$tmp/err"); "
 		done
 	done
+	# export: nothing written, no temporary file left
+	[ -z "$(ls -A "$tmp/textfile")" ] && [ ! -e "$tmp/state" ] ||
+		why+="export left: $(ls -A "$tmp/textfile" "$tmp"); "
 	if [ -z "$why" ]; then
 		ok "module not loaded message"
 	else

@@ -81,6 +81,8 @@ struct nlb_qp {
 	const char *dev, *comm;
 	const uint8_t *peer;		/* NULL: not connected */
 	uint64_t ctime, dtime, base, last;
+	uint64_t cgroup_id;		/* 0: none (a kernel QP) */
+	const char *cgroup;		/* NULL: none (gone) */
 };
 
 static inline struct nlmsghdr *nlb_qp(void *buf, const struct nlb_qp *q)
@@ -105,6 +107,10 @@ static inline struct nlmsghdr *nlb_qp(void *buf, const struct nlb_qp *q)
 		mnl_attr_put(nlh, FABTRACE_A_QP_PEER_ADDR, 16, q->peer);
 	if (q->flags & FABTRACE_QP_FLAGS_DESTROYED)
 		nlb_u64(nlh, FABTRACE_A_QP_DESTROY_TIME, q->dtime, FABTRACE_A_QP_PAD);
+	if (q->cgroup_id)
+		nlb_u64(nlh, FABTRACE_A_QP_CGROUP_ID, q->cgroup_id, FABTRACE_A_QP_PAD);
+	if (q->cgroup)
+		mnl_attr_put_strz(nlh, FABTRACE_A_QP_CGROUP, q->cgroup);
 	nlb_traffic(nlh, FABTRACE_A_QP_TX, q->base);
 	nlb_traffic(nlh, FABTRACE_A_QP_RX, q->base + 1000);
 	nlb_cong(nlh, FABTRACE_A_QP_CONG, q->base, q->last);

@@ -108,6 +108,15 @@ TEST(qp_show_arguments)
 	EXPECT_EQ(q.match_flags, FABTRACE_QP_FLAGS_MISCONFIGURED);
 	qp_query_free(&q);
 
+	ASSERT_TRUE(parse(&q, "dev rxe0 qpn 17 cgroup /a/b/") == 0);
+	EXPECT_TRUE(q.has_cgroup);
+	EXPECT_STREQ(q.cgroup, "/a/b");		/* the trailing "/" goes */
+	EXPECT_FALSE(qp_query_is_do(&q));	/* filtered here, from a dump */
+	qp_query_free(&q);
+	ASSERT_TRUE(parse(&q, "cgroup /") == 0);
+	EXPECT_STREQ(q.cgroup, "/");
+	qp_query_free(&q);
+
 	EXPECT_EQ(parse(&q, "help"), ARGS_HELP);
 }
 
@@ -118,7 +127,10 @@ TEST(qp_show_rejects)
 		"congested congested", "limit 0", "limit -1", "limit x",
 		"sort", "sort tx", "sort tx_bytes", "type RC", "type xrc-ini",
 		"state rt", "pid 1.5", "pid -1", "bogus", "de rxe0", "qp 1",
-		"congest", "sort qpn sort ce", "misconfigure", "misconfigured misconfigured", "dev 0123456789012345678901234567890123456789012345678901234567890123",
+		"congest", "sort qpn sort ce", "misconfigure", "misconfigured misconfigured",
+		"cgroup", "cgroup a/b", "cgroup //", "cgroup /a//b", "cgroup / cgroup /",
+		"cgroup /a/b//",
+		"cgroups /", "dev 0123456789012345678901234567890123456789012345678901234567890123",
 	};
 	struct qp_query q;
 	size_t i;

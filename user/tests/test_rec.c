@@ -257,6 +257,104 @@ static char *print_dev_as(const struct ft_dev_rec *r, bool json, int stats)
 	return text;
 }
 
+TEST(qp_cgroup_parsed_and_printed)
+{
+	struct nlb_qp c = qp17;
+	struct json_object *v, *q;
+	struct ft_qp_rec r;
+	char *text;
+
+	c.cgroup_id = 0x100000004ull;	/* 64 bits: more than an inode of 32 */
+	c.cgroup = "/slurm.slice/job_42.scope";
+	ASSERT_TRUE(ft_parse_qp(nlb_qp(buf, &c), &r) == 0);
+	EXPECT_EQ(r.cgroup_id, 0x100000004ull);
+	EXPECT_STREQ(r.cgroup, "/slurm.slice/job_42.scope");
+	EXPECT_EQ(r.have & (FT_QP_HAVE_CGROUP_ID | FT_QP_HAVE_CGROUP),
+		  FT_QP_HAVE_CGROUP_ID | FT_QP_HAVE_CGROUP);
+
+	text = print_qp(&r, true, false, 0);
+	v = tap_json(text);
+	ASSERT_TRUE(v);
+	q = json_object_array_get_idx(v, 0);
+	EXPECT_EQ(json_object_get_uint64(JGET(q, "cgroup_id")), 0x100000004ull);
+	EXPECT_STREQ(json_object_get_string(JGET(q, "cgroup")), "/slurm.slice/job_42.scope");
+	json_object_put(v);
+	free(text);
+	/* -s: the path; the table row stays as it was */
+	text = print_qp(&r, false, false, 0);
+	EXPECT_TRUE(strstr(text, " comm ib_write_bw cgroup /slurm.slice/job_42.scope created ") != NULL);
+	EXPECT_TRUE(strstr(text, "cgroup_id") == NULL);
+	free(text);
+	text = print_qp(&r, false, false, 1);
+	EXPECT_TRUE(strstr(text, "slurm") == NULL);
+	free(text);
+
+	/* the cgroup is gone: the id alone, in text too */
+	c.cgroup = NULL;
+	ASSERT_TRUE(ft_parse_qp(nlb_qp(buf, &c), &r) == 0);
+	EXPECT_EQ(r.have & (FT_QP_HAVE_CGROUP_ID | FT_QP_HAVE_CGROUP), FT_QP_HAVE_CGROUP_ID);
+	EXPECT_TRUE(r.cgroup == NULL);
+	text = print_qp(&r, false, false, 0);
+	EXPECT_TRUE(strstr(text, " cgroup_id 4294967300 created ") != NULL);
+	free(text);
+	text = print_qp(&r, true, false, 0);
+	v = tap_json(text);
+	ASSERT_TRUE(v);
+	q = json_object_array_get_idx(v, 0);
+	EXPECT_TRUE(JGET(q, "cgroup_id") != NULL);
+	EXPECT_TRUE(JGET(q, "cgroup") == NULL);
+	json_object_put(v);
+	free(text);
+
+	/* a kernel QP: neither */
+	ASSERT_TRUE(ft_parse_qp(nlb_qp(buf, &qp17), &r) == 0);
+	text = print_qp(&r, true, false, 0);
+	EXPECT_TRUE(strstr(text, "cgroup") == NULL);
+	free(text);
+}
+
+TEST(cgroup_paths_interned)
+{
+	char a[] = "/slurm/job_1", b[] = "/slurm/job_1";
+	const char *p = ft_intern(a), *q;
+	char name[32];
+	int i;
+
+	EXPECT_TRUE(p != a);
+	EXPECT_TRUE(ft_intern(b) == p);		/* one copy per path */
+	a[1] = 'x';
+	EXPECT_STREQ(p, "/slurm/job_1");	/* a copy, not the caller's */
+	for (i = 0; i < 1000; i++) {		/* the table grows */
+		snprintf(name, sizeof(name), "/job_%d", i);
+		q = ft_intern(name);
+		EXPECT_STREQ(q, name);
+	}
+	EXPECT_TRUE(ft_intern("/slurm/job_1") == p);
+	EXPECT_TRUE(ft_intern("/job_999") == ft_intern("/job_999"));
+}
+
+TEST(qp_in_cgroup_by_component)
+{
+	struct ft_qp_rec r;
+
+	memset(&r, 0, sizeof(r));
+	EXPECT_FALSE(ft_qp_in_cgroup(&r, "/"));	/* no path: in none */
+	r.have = FT_QP_HAVE_CGROUP;
+	r.cgroup = "/a/b/c";
+	EXPECT_TRUE(ft_qp_in_cgroup(&r, "/"));
+	EXPECT_TRUE(ft_qp_in_cgroup(&r, "/a"));
+	EXPECT_TRUE(ft_qp_in_cgroup(&r, "/a/b"));
+	EXPECT_TRUE(ft_qp_in_cgroup(&r, "/a/b/c"));
+	EXPECT_FALSE(ft_qp_in_cgroup(&r, "/a/b/c/d"));
+	EXPECT_FALSE(ft_qp_in_cgroup(&r, "/a/b/"));	/* callers normalise */
+	EXPECT_FALSE(ft_qp_in_cgroup(&r, "/a/bc"));
+	r.cgroup = "/a/bc";
+	EXPECT_FALSE(ft_qp_in_cgroup(&r, "/a/b"));
+	r.cgroup = "/";
+	EXPECT_TRUE(ft_qp_in_cgroup(&r, "/"));
+	EXPECT_FALSE(ft_qp_in_cgroup(&r, "/a"));
+}
+
 TEST(dev_formats)
 {
 	struct json_object *v, *d, *p;
@@ -353,6 +451,29 @@ TEST(stats_formats)
 	EXPECT_EQ(json_object_object_length(v), 15);
 	EXPECT_EQ(json_object_get_uint64(JGET(v, "hook_missed")), 100);
 	EXPECT_EQ(json_object_get_uint64(JGET(v, "generation")), 140);
+	json_object_put(v);
+	free(text);
+
+	/* the load time: nanoseconds in JSON, a date of its own line in text */
+	setenv("TZ", "UTC", 1);
+	nlb_u64(nlh, FABTRACE_A_STATS_LOAD_TIME, 1700000000500000000ull, FABTRACE_A_STATS_PAD);
+	ASSERT_TRUE(ft_parse_stats(nlh, &r) == 0);
+	EXPECT_EQ(r.v[FABTRACE_A_STATS_LOAD_TIME], 1700000000500000000ull);
+	fp = open_memstream(&text, &len);
+	o = out_new(fp, false, false, false);
+	print_stats(o, &r);
+	out_free(o);
+	fclose(fp);
+	EXPECT_TRUE(strstr(text, "generation 140\nload_time 2023-11-14T22:13:20.500+00:00\n") != NULL);
+	free(text);
+	fp = open_memstream(&text, &len);
+	o = out_new(fp, true, false, false);
+	print_stats(o, &r);
+	out_free(o);
+	fclose(fp);
+	v = tap_json(text);
+	ASSERT_TRUE(v);
+	EXPECT_EQ(json_object_get_uint64(JGET(v, "load_time")), 1700000000500000000ull);
 	json_object_put(v);
 	free(text);
 }

@@ -1,31 +1,58 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The policy-restoring systemd unit: systemd's own checker accepts it, and
-# it runs what it says (the sbin path and the saved policy file of the
-# build) -- TAP.
+# The systemd units make install installs: every @VAR@ of the templates
+# filled in, each runs what it says (the sbin path of the build; the policy
+# file; export into node_exporter's textfile directory, every
+# EXPORT_INTERVAL), and systemd's own checker accepts them -- TAP.
+#
+#   tests/unit.sh UNIT-FILE...    (next to the fabtrace binary they run)
 set -uo pipefail
-unit=${1:?usage: unit.sh UNIT-FILE}
+[ $# -gt 0 ] || { echo "usage: unit.sh UNIT-FILE..." >&2; exit 2; }
 echo "TAP version 13"
-echo "1..3"
-n=0
+n=0 failed=0
 res() {
 	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fi
+	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; failed=1; fi
 }
-grep -q '^ExecStart=/.*/fabtrace -b /' "$unit"
-res $? "ExecStart runs fabtrace -b on an absolute policy file"
-! grep -q '@' "$unit"
-res $? "every @VAR@ of the template was filled in"
-if command -v systemd-analyze >/dev/null; then
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+build=$(readlink -f "$(dirname "$1")")/fabtrace
+for u in "$@"; do
+	name=$(basename "$u")
+	! grep -q '@' "$u"
+	res $? "$name: every @VAR@ of the template was filled in"
+	case $name in
+	fabtrace-policy.service)
+		grep -q '^ExecStart=/.*/fabtrace -b /' "$u"
+		res $? "$name: ExecStart runs fabtrace -b on an absolute policy file" ;;
+	fabtrace-export.service)
+		grep -Eq '^ExecStart=/.*/fabtrace export \$FABTRACE_EXPORT_ARGS dir /[^ ]+$' "$u" &&
+			grep -q '^Type=oneshot$' "$u" && grep -q '^RuntimeDirectory=fabtrace$' "$u" &&
+			grep -q '^RuntimeDirectoryPreserve=yes$' "$u"
+		res $? "$name: a oneshot that runs fabtrace export into an absolute directory" ;;
+	fabtrace-export.timer)
+		grep -Eq '^OnUnitActiveSec=[0-9]+(ms|s|min)?$' "$u" &&
+			grep -q '^WantedBy=timers.target$' "$u"
+		res $? "$name: runs the export service periodically" ;;
+	esac
 	# verify checks that ExecStart's program exists: point it at this build
-	d=$(mktemp -d)
-	trap 'rm -rf "$d"' EXIT
-	exe=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$unit")
-	sed "s|$exe|$(readlink -f "$(dirname "$unit")")/fabtrace|" "$unit" >"$d/fabtrace-policy.service"
-	out=$(systemd-analyze verify --man=no "$d/fabtrace-policy.service" 2>&1)
-	rc=$?
-	[ -n "$out" ] && sed 's/^/# /' <<<"$out"
-	res $rc "systemd-analyze verify accepts it"
+	sed "s|^\(ExecStart[A-Za-z]*=\)/[^ ]*/fabtrace |\1$build |" "$u" >"$d/$name"
+done
+if command -v systemd-analyze >/dev/null; then
+	for u in "$@"; do
+		name=$(basename "$u")
+		# a timer is verified with its service beside it, in $d
+		out=$(cd "$d" && systemd-analyze verify --man=no "$d/$name" 2>&1)
+		rc=$?
+		[ -n "$out" ] && sed 's/^/# /' <<<"$out"
+		[ -z "$out" ] || rc=1
+		res $rc "$name: systemd-analyze verify accepts it, silently"
+	done
 else
-	echo "ok 3 # SKIP systemd-analyze is not installed (systemd package)"
+	for u in "$@"; do
+		n=$((n + 1))
+		echo "ok $n $(basename "$u"): verify # SKIP systemd-analyze is not installed (systemd package)"
+	done
 fi
+echo "1..$n"
+exit $failed
