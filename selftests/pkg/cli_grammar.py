@@ -85,11 +85,9 @@ def from_help(cli):
                               text=True).stdout.splitlines()
 
     top = run("help")
-    objects = []
-    for line in top:
-        m = re.search(r"OBJECT\s*:=\s*\{(.*)\}", line)
-        if m:
-            objects = WORD.findall(m.group(1))
+    # OBJECT := { dev | ... }, its braces maybe lines apart
+    m = re.search(r"OBJECT\s*:=\s*\{([^}]*)\}", "\n".join(top))
+    objects = WORD.findall(m.group(1)) if m else []
     options = []
     in_opts = False
     for line in top:

@@ -76,14 +76,14 @@ expect() {
 
 expect "fabtrace qp sh" show
 expect "fabtrace qp show dev " mlx5_0 rxe0
-expect "fabtrace " dev qp stats monitor top policy pfc help
+expect "fabtrace " dev qp stats monitor top policy pfc export help
 expect "fabtrace -j -s q" qp
 expect "fabtrace --" --json --pretty --stats --numeric --batch --count --rcvbuf \
 	--version --help
 expect "fabtrace qp " show reset help
 expect "fabtrace qp show dev rxe0 qpn " 1 17 18
 expect "fabtrace qp show qpn " 1 17 18 263
-expect "fabtrace qp show dev rxe0 " qpn pid type state congested destroyed \
+expect "fabtrace qp show dev rxe0 " qpn pid type state congested destroyed cgroup \
 	misconfigured sort limit help
 expect "fabtrace qp show type r" rc raw_packet raw_ipv6 raw_ethertype
 expect "fabtrace qp reset dev mlx5_0 qpn " 1 263
