@@ -114,12 +114,11 @@ static inline struct ft_qp __rcu **ft_port_qp_slot(const struct ft_dev *dev,
 
 /*
  * A packet's QP 0 or 1 on a device with one port (rxe): its special QP.
- * Context: RCU read side.
+ * Context: RCU read side (the taps': sched).
  */
 static inline struct ft_qp *ft_qp_special_rx(const struct ft_dev *dev, u32 qpn)
 {
-	return qpn <= 1 && qpn < dev->nr_port_qps ?
-	       rcu_dereference(dev->port_qps[qpn]) : NULL;
+	return qpn <= 1 && qpn < dev->nr_port_qps ? ft_deref(dev->port_qps[qpn]) : NULL;
 }
 
 /**
@@ -129,7 +128,7 @@ static inline struct ft_qp *ft_qp_special_rx(const struct ft_dev *dev, u32 qpn)
  *
  * Inline: the transmit tap calls it for every packet; a special QP's
  * costs a second look only after the index has none.
- * Context: RCU read side.
+ * Context: RCU read side (the taps': sched).
  * Return: the entry, or NULL if @ibqp has none.
  */
 static inline struct ft_qp *ft_qp_of(const struct ft_dev *dev,
@@ -143,7 +142,7 @@ static inline struct ft_qp *ft_qp_of(const struct ft_dev *dev,
 	if (!ft_qp_type_special(ibqp->qp_type))
 		return NULL;
 	slot = ft_port_qp_slot(dev, ibqp->qp_type, ibqp->port);
-	qp = slot ? rcu_dereference(*slot) : NULL;
+	qp = slot ? ft_deref(*slot) : NULL;
 	return qp && qp->ibqp == ibqp ? qp : NULL;
 }
 
