@@ -50,8 +50,8 @@ void ft_snap_take(const struct ft_qp *qp, struct ft_snap *s)
 	s->rnr_timeouts = atomic64_read(&c->rnr_timeouts);
 	s->rx_dup = atomic64_read(&c->rx_dup);
 	s->rx_oos = atomic64_read(&c->rx_oos);
-	s->retry_exh = atomic_read(&c->retry_exh);
-	s->errors = atomic_read(&c->errors);
+	s->retry_exh = (u32)atomic_read(&c->retry_exh);
+	s->errors = (u32)atomic_read(&c->errors);
 	for (i = 0; i < FT_LAST_MAX; i++)
 		s->last[i] = READ_ONCE(c->last[i]);
 }

@@ -27,7 +27,7 @@
  */
 struct ft_dcb_port {
 	u8 state;			/* enum fabtrace_dcb_state */
-	bool have_hw;			/* the netdev has DCBNL, and hw was read */
+	bool have_hw;			/* hw holds what was read last */
 	int err;
 	const char *err_op;
 	struct ft_dcb_hw hw;
@@ -171,6 +171,31 @@ static int trust_selectors(u8 trust, u8 *sel)
 }
 #endif
 
+/*
+ * Delete @ndev's entries for DSCP @d but those to the priorities in @keep.
+ * The table is read now: a driver's setapp may have replaced one.
+ * Context: RTNL.
+ */
+static int del_stale(struct net_device *ndev, u8 d, u8 keep, enum dcb_op *op)
+{
+	struct dcb_app app = { .selector = IEEE_8021QAZ_APP_SEL_DSCP, .protocol = d };
+	struct dcb_ieee_app_dscp_map now;
+	unsigned long stale;
+	unsigned int prio;
+	int err;
+
+	dcb_ieee_getapp_dscp_prio_mask_map(ndev, &now);
+	stale = now.map[d] & ~keep;
+	*op = OP_DELAPP;
+	for_each_set_bit(prio, &stale, FT_PRIO_MAX) {
+		app.priority = prio;
+		err = app_del(ndev, &app);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* Read what @ndev reports.  Context: RTNL. */
 static int read_hw(struct net_device *ndev, struct ft_dcb_hw *hw,
 		   enum dcb_op *op)
@@ -237,10 +262,9 @@ static int push(struct net_device *ndev, const struct ft_port_policy *p,
 {
 	const struct dcbnl_rtnl_ops *ops = dcb_ops(ndev);
 	struct dcb_app app = { .selector = IEEE_8021QAZ_APP_SEL_DSCP };
-	struct dcb_ieee_app_dscp_map map, now;
+	struct dcb_ieee_app_dscp_map map;
 	struct ieee_pfc pfc = {};
-	unsigned long stale;
-	unsigned int d, prio;
+	unsigned int d;
 	u8 want;
 	int err;
 
@@ -272,19 +296,25 @@ static int push(struct net_device *ndev, const struct ft_port_policy *p,
 			app.priority = p->dscp_prio[d];
 			*op = OP_SETAPP;
 			err = app_set(ndev, &app);
+			/*
+			 * ice refuses a DSCP that is mapped already: the stale
+			 * entries go first there (its last one going costs its
+			 * DSCP mode a moment), and the new one after.
+			 */
+			if (err && map.map[d]) {
+				err = del_stale(ndev, d, 0, op);
+				if (!err) {
+					app.priority = p->dscp_prio[d];
+					*op = OP_SETAPP;
+					err = app_set(ndev, &app);
+				}
+			}
 			if (err)
 				return err;
 		}
-		/* the table now: a driver's setapp may have replaced one */
-		dcb_ieee_getapp_dscp_prio_mask_map(ndev, &now);
-		stale = now.map[d] & ~want;
-		*op = OP_DELAPP;
-		for_each_set_bit(prio, &stale, FT_PRIO_MAX) {
-			app.priority = prio;
-			err = app_del(ndev, &app);
-			if (err)
-				return err;
-		}
+		err = del_stale(ndev, d, want, op);
+		if (err)
+			return err;
 	}
 
 #ifdef FT_HAVE_APPTRUST
@@ -407,11 +437,11 @@ void ft_dcb_snap(struct ft_dev *dev, u32 port, const struct net *net,
 	spin_lock(&dcb_lock);
 	s->state = FABTRACE_DCB_STATE_UNSUPPORTED;
 	/* DCBNL gone (a driver's unload) is not announced: the pointer is */
-	if (dp->have_hw && dcb_ops(ndev)) {
+	if (dcb_ops(ndev)) {
 		s->state = dp->state;
 		s->err = dp->err;
 		s->err_op = dp->err_op;
-		s->have_hw = net_eq(dev_net(ndev), net);
+		s->have_hw = dp->have_hw && net_eq(dev_net(ndev), net);
 		s->hw = dp->hw;
 	}
 	spin_unlock(&dcb_lock);
@@ -419,10 +449,11 @@ void ft_dcb_snap(struct ft_dev *dev, u32 port, const struct net *net,
 }
 
 /*
- * Read @dev's ports again, and tell of each fabtrace pushed to that
- * stopped or ceased to match its policy.  Context: RTNL.
+ * Read @dev's ports again (those whose netdev is in @net, or all), and
+ * tell of each fabtrace pushed to that stopped or ceased to match its
+ * policy.  Context: dcb_mutex, RTNL.
  */
-static void reread(struct ft_dev *dev)
+static void reread(struct ft_dev *dev, const struct net *net)
 {
 	struct ft_port_policy p;
 	struct net_device *ndev;
@@ -436,6 +467,10 @@ static void reread(struct ft_dev *dev)
 		u8 state = dp->state;
 
 		ndev = dcb_netdev(dev, port);
+		if (ndev && net && !net_eq(dev_net(ndev), net)) {
+			dev_put(ndev);
+			continue;
+		}
 		have = ndev && !read_hw(ndev, &hw, &op);
 		if (ndev)
 			dev_put(ndev);
@@ -465,13 +500,15 @@ static void reread(struct ft_dev *dev)
 /* Read a device's ports' hardware part first.  Context: process. */
 void ft_dcb_dev_attach(struct ft_dev *dev)
 {
+	mutex_lock(&dcb_mutex);
 	rtnl_lock();
-	reread(dev);
+	reread(dev, NULL);
 	rtnl_unlock();
+	mutex_unlock(&dcb_mutex);
 }
 
-/* Every device, after a DCB change.  Context: process. */
-static void recheck(void)
+/* Every device with a netdev in @net, after a DCB change there.  Context: process. */
+static void recheck(const struct net *net)
 {
 	struct ft_dev *dev;
 	u32 index = 0;
@@ -479,7 +516,7 @@ static void recheck(void)
 	mutex_lock(&dcb_mutex);
 	while ((dev = ft_dev_get(index, NULL, true))) {
 		rtnl_lock();
-		reread(dev);
+		reread(dev, net);
 		rtnl_unlock();
 		index = dev->index + 1;
 		ft_dev_put(dev);
@@ -489,10 +526,13 @@ static void recheck(void)
 
 /* A listener on RTNLGRP_DCB in each network namespace. */
 struct dcb_net {
+	struct net *net;
 	struct socket *sock;
 	void (*data_ready)(struct sock *sk);	/* the socket's own */
 	void (*error_report)(struct sock *sk);
-	struct work_struct work;
+	struct delayed_work work;
+	unsigned long last;			/* jiffies of the last recheck */
+	bool pending;				/* a change waits for its recheck */
 };
 
 static unsigned int dcb_net_id;
@@ -508,34 +548,68 @@ static void dcb_data_ready(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	dn = sk->sk_user_data;
 	if (dn)
-		queue_work(system_wq, &dn->work);
+		queue_delayed_work(system_wq, &dn->work, 0);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-static void dcb_work_fn(struct work_struct *work)
+/*
+ * Drain the messages: what counts is that the kernel (dcbnl) told of a DCB
+ * change, or that messages were lost (an overrun).  A namespace's owner may
+ * send to the group too: such messages are not the kernel's, and count for
+ * nothing.
+ */
+static bool dcb_drain(struct dcb_net *dn)
 {
-	struct dcb_net *dn = container_of(work, struct dcb_net, work);
-	struct msghdr msg = {};
+	struct sockaddr_nl from;
+	struct nlmsghdr nlh;
+	struct msghdr msg;
 	struct kvec iov;
+	bool changed = false;
 	unsigned int i;
-	char buf[16];
 	int n;
 
-	/*
-	 * What changed matters less than that something did: drain the
-	 * messages (truncated), then read the hardware back.  An overrun
-	 * (-ENOBUFS) only means more changes.
-	 */
 	for (i = 0; i < 1024; i++) {
-		iov.iov_base = buf;
-		iov.iov_len = sizeof(buf);
-		n = kernel_recvmsg(dn->sock, &msg, &iov, 1, sizeof(buf), MSG_DONTWAIT);
-		if (n < 0 && n != -ENOBUFS)
-			break;
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_name = &from;
+		msg.msg_namelen = sizeof(from);
+		iov.iov_base = &nlh;
+		iov.iov_len = sizeof(nlh);
+		n = kernel_recvmsg(dn->sock, &msg, &iov, 1, sizeof(nlh), MSG_DONTWAIT);
+		if (n == -ENOBUFS) {
+			changed = true;
+			continue;
+		}
+		if (n < 0)
+			return changed;
+		if (n >= (int)sizeof(nlh) && !from.nl_pid &&
+		    (nlh.nlmsg_type == RTM_SETDCB || nlh.nlmsg_type == RTM_GETDCB))
+			changed = true;
 	}
-	if (i == 1024)
-		queue_work(system_wq, &dn->work);
-	recheck();
+	/* more to drain: another turn */
+	queue_delayed_work(system_wq, &dn->work, 0);
+	return changed;
+}
+
+/*
+ * At most one recheck a second per namespace: each reads every DCBNL port
+ * of it under the RTNL, and some drivers ask their firmware.
+ */
+static void dcb_work_fn(struct work_struct *work)
+{
+	struct dcb_net *dn = container_of(to_delayed_work(work), struct dcb_net, work);
+
+	/* the messages are drained: what they said is kept in pending */
+	if (dcb_drain(dn))
+		dn->pending = true;
+	if (!dn->pending)
+		return;
+	if (time_before(jiffies, dn->last + HZ)) {
+		queue_delayed_work(system_wq, &dn->work, dn->last + HZ - jiffies);
+		return;
+	}
+	dn->pending = false;
+	dn->last = jiffies;
+	recheck(dn->net);
 }
 
 static int __net_init dcb_net_init(struct net *net)
@@ -548,7 +622,9 @@ static int __net_init dcb_net_init(struct net *net)
 	struct sock *sk;
 	int err;
 
-	INIT_WORK(&dn->work, dcb_work_fn);
+	INIT_DELAYED_WORK(&dn->work, dcb_work_fn);
+	dn->net = net;
+	dn->last = jiffies - HZ;
 	err = sock_create_kern(net, AF_NETLINK, SOCK_RAW, NETLINK_ROUTE, &dn->sock);
 	if (err)
 		return err;
@@ -581,7 +657,7 @@ static void __net_exit dcb_net_exit(struct net *net)
 	sk->sk_error_report = dn->error_report;
 	write_unlock_bh(&sk->sk_callback_lock);
 	/* nothing queues it now; it may requeue itself, which this waits out */
-	cancel_work_sync(&dn->work);
+	cancel_delayed_work_sync(&dn->work);
 	sock_release(dn->sock);
 }
 

@@ -103,7 +103,7 @@ static struct ft_dev *dev_alloc(struct ib_device *ibdev)
 	dev->pcpu = alloc_percpu(struct ft_dev_pcpu);
 	if (!dev->pcpu)
 		goto err_free_idx;
-	dev->nr_port_qps = 2 * (rdma_end_port(ibdev) - rdma_start_port(ibdev) + 1);
+	dev->nr_port_qps = FT_PORT_QPS * (rdma_end_port(ibdev) - rdma_start_port(ibdev) + 1);
 	dev->port_qps = kcalloc(dev->nr_port_qps, sizeof(*dev->port_qps), GFP_KERNEL);
 	if (!dev->port_qps)
 		goto err_free_pcpu;

@@ -47,9 +47,9 @@ struct ft_dev {
 	struct ft_qpidx *idx;
 	/*
 	 * Every port has its own QP0 (SMI) and QP1 (GSI), and mlx5 has a QP
-	 * numbered 1 of its own beside them: special QPs are kept by port and
-	 * type, two slots a port, (port - first port) * 2 + (SMI 0, GSI 1),
-	 * and the index holds the others.  Under lock, RCU.
+	 * numbered 1 of its own beside them: QPs numbered 0 and 1 are kept
+	 * by port, FT_PORT_QPS slots a port (ft_port_qp_slot()), and the
+	 * index holds the others.  Under lock, RCU.
 	 */
 	struct ft_qp __rcu **port_qps;
 	u32 nr_port_qps;
@@ -60,6 +60,7 @@ struct ft_dev {
 	 */
 	u64 ect_dscp;
 	struct delayed_work audit;	/* after discovery: ft_qp_audit_fn() */
+	u8 audits_left;			/* its runs still to come */
 	struct ft_pfc *pfc;		/* never NULL; pfc.c */
 	struct ft_dcb *dcb;		/* never NULL; dcb.c */
 };
@@ -96,20 +97,27 @@ static inline struct ft_dev *ft_dev_of(const struct ib_device *ibdev)
 /* Keys of ft_qp_next(): QP numbers in the index, then the port QP slots. */
 #define FT_KEY_PORTS	BIT(FT_QPN_BITS)
 
+/* A port's QPs numbered 0 and 1: SMI, GSI, and a driver's own 0 and 1. */
+#define FT_PORT_QPS	4
+
 static inline bool ft_qp_type_special(u32 type)
 {
 	return type == IB_QPT_SMI || type == IB_QPT_GSI;
 }
 
-/* The slot of @port's special QP of @type (SMI or GSI), or NULL. */
+/*
+ * The slot of @port's QP numbered @qpn (0 or 1) of @type, or NULL.  Such a
+ * QP's port is its key: it never changes.
+ */
 static inline struct ft_qp __rcu **ft_port_qp_slot(const struct ft_dev *dev,
-						   u32 type, u32 port)
+						   u32 qpn, u32 type, u32 port)
 {
-	u32 i = (port - rdma_start_port(dev->ibdev)) * 2 + (type == IB_QPT_GSI);
+	u32 first = rdma_start_port(dev->ibdev), i;
 
-	if (port < rdma_start_port(dev->ibdev) || i >= dev->nr_port_qps)
+	i = type == IB_QPT_SMI ? 0 : type == IB_QPT_GSI ? 1 : 2 + (qpn & 1);
+	if (port < first || (port - first) * FT_PORT_QPS + i >= dev->nr_port_qps)
 		return NULL;
-	return &dev->port_qps[i];
+	return &dev->port_qps[(port - first) * FT_PORT_QPS + i];
 }
 
 /*
@@ -118,7 +126,8 @@ static inline struct ft_qp __rcu **ft_port_qp_slot(const struct ft_dev *dev,
  */
 static inline struct ft_qp *ft_qp_special_rx(const struct ft_dev *dev, u32 qpn)
 {
-	return qpn <= 1 && qpn < dev->nr_port_qps ? ft_deref(dev->port_qps[qpn]) : NULL;
+	/* the first port's SMI and GSI slots are 0 and 1 */
+	return qpn <= 1 ? ft_deref(dev->port_qps[qpn]) : NULL;
 }
 
 /**
@@ -126,8 +135,8 @@ static inline struct ft_qp *ft_qp_special_rx(const struct ft_dev *dev, u32 qpn)
  * @dev: its device
  * @ibqp: the QP
  *
- * Inline: the transmit tap calls it for every packet; a special QP's
- * costs a second look only after the index has none.
+ * Inline: the transmit tap calls it for every packet; a QP numbered 0
+ * or 1 costs a second look, after the index had none.
  * Context: RCU read side (the taps': sched).
  * Return: the entry, or NULL if @ibqp has none.
  */
@@ -139,9 +148,9 @@ static inline struct ft_qp *ft_qp_of(const struct ft_dev *dev,
 
 	if (likely(qp && qp->ibqp == ibqp))
 		return qp;
-	if (!ft_qp_type_special(ibqp->qp_type))
+	if (ibqp->qp_num > 1)
 		return NULL;
-	slot = ft_port_qp_slot(dev, ibqp->qp_type, ibqp->port);
+	slot = ft_port_qp_slot(dev, ibqp->qp_num, ibqp->qp_type, ibqp->port);
 	qp = slot ? ft_deref(*slot) : NULL;
 	return qp && qp->ibqp == ibqp ? qp : NULL;
 }

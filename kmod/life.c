@@ -237,8 +237,8 @@ static void path_changed(struct ft_dev *dev, struct ft_qp *qp,
 
 	spin_lock(&dev->lock);
 	old_port = READ_ONCE(qp->port);
-	/* a special QP's port is its key (qp.c), and never changes */
-	if ((mask & IB_QP_PORT) && !ft_qp_type_special(qp->type))
+	/* a QP 0's or 1's port is its key (ft_port_qp_slot()), and stays */
+	if ((mask & IB_QP_PORT) && qp->qpn > 1)
 		WRITE_ONCE(qp->port, attr->port_num);
 	if (mask & IB_QP_DEST_QPN)
 		WRITE_ONCE(qp->rqpn, attr->dest_qp_num);

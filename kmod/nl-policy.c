@@ -39,7 +39,10 @@ static int put_config(struct sk_buff *skb, int type, const struct ft_port_policy
 	return 0;
 }
 
-/* What the hardware reports, and how the last push ended (@err, @op). */
+/*
+ * What the hardware reports (@hw; NULL: not known, a read failed), and how
+ * the last push ended (@err, @op).
+ */
 static int put_hw(struct sk_buff *skb, int type, const struct ft_dcb_hw *hw,
 		  int err, const char *op)
 {
@@ -48,11 +51,12 @@ static int put_hw(struct sk_buff *skb, int type, const struct ft_dcb_hw *hw,
 	nest = nla_nest_start(skb, type);
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, FABTRACE_A_POLICY_HW_PFC, hw->pfc) ||
-	    nla_put_u32(skb, FABTRACE_A_POLICY_HW_PFC_CAP, hw->pfc_cap) ||
-	    nla_put(skb, FABTRACE_A_POLICY_HW_DSCP_PRIO, sizeof(hw->dscp), hw->dscp) ||
-	    (hw->has_trust && hw->trust != FT_DCB_TRUST_OTHER &&
-	     nla_put_u32(skb, FABTRACE_A_POLICY_HW_TRUST, hw->trust)) ||
+	if ((hw && (nla_put_u32(skb, FABTRACE_A_POLICY_HW_PFC, hw->pfc) ||
+		    nla_put_u32(skb, FABTRACE_A_POLICY_HW_PFC_CAP, hw->pfc_cap) ||
+		    nla_put(skb, FABTRACE_A_POLICY_HW_DSCP_PRIO, sizeof(hw->dscp),
+			    hw->dscp) ||
+		    (hw->has_trust && hw->trust != FT_DCB_TRUST_OTHER &&
+		     nla_put_u32(skb, FABTRACE_A_POLICY_HW_TRUST, hw->trust)))) ||
 	    (err && (nla_put_u32(skb, FABTRACE_A_POLICY_HW_ERROR, -err) ||
 		     nla_put_string(skb, FABTRACE_A_POLICY_HW_ERROR_OP, op)))) {
 		nla_nest_cancel(skb, nest);
@@ -84,8 +88,9 @@ static int policy_fill(struct sk_buff *skb, struct ft_dev *dev, u32 port,
 	    ft_nl_put_netdev(skb, dev->ibdev, port, net, FABTRACE_A_POLICY_NETDEV_NAME,
 			     FABTRACE_A_POLICY_NETDEV_IFINDEX) ||
 	    nla_put_u32(skb, FABTRACE_A_POLICY_DCB, dcb.state) ||
-	    (dcb.have_hw &&
-	     put_hw(skb, FABTRACE_A_POLICY_HW, &dcb.hw, dcb.err, dcb.err_op))) {
+	    ((dcb.have_hw || dcb.err) &&
+	     put_hw(skb, FABTRACE_A_POLICY_HW, dcb.have_hw ? &dcb.hw : NULL, dcb.err,
+		    dcb.err_op))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

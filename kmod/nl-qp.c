@@ -21,7 +21,7 @@
 struct cg_cache {
 	u64 id;
 	int len;			/* < 0: no path (gone, or not visible) */
-	char path[512];
+	char path[PATH_MAX];
 };
 
 struct qp_filter {
@@ -80,11 +80,7 @@ static int put_cgroup(struct sk_buff *skb, u64 id, struct cg_cache *cg)
 	struct kernfs_node *root;
 	struct cgroup *cgrp;
 
-	if (!id)
-		return 0;
-	if (ft_nl_put_u64(skb, FABTRACE_A_QP_CGROUP_ID, id, FABTRACE_A_QP_PAD))
-		return -EMSGSIZE;
-	if (!cg)
+	if (!id || !cg)
 		return 0;
 	if (cg->id != id) {
 		cg->id = id;
@@ -99,9 +95,20 @@ static int put_cgroup(struct sk_buff *skb, u64 id, struct cg_cache *cg)
 			}
 			cgroup_put(cgrp);
 		}
+		/* 6.12's kernfs cuts a path short without saying: one that fills it is */
+		if (cg->len >= (int)sizeof(cg->path) - 1)
+			cg->len = -1;
 	}
-	if (cg->len >= 0 && cg->len < sizeof(cg->path) &&
-	    nla_put_string(skb, FABTRACE_A_QP_CGROUP, cg->path))
+	/*
+	 * The id too only for a cgroup the reader's namespace holds: a reader
+	 * in another cgroup namespace learns nothing of it (the initial
+	 * namespace holds every cgroup, gone ones too).
+	 */
+	if ((cg->len >= 0 ||
+	     (current->nsproxy && current->nsproxy->cgroup_ns == &init_cgroup_ns)) &&
+	    ft_nl_put_u64(skb, FABTRACE_A_QP_CGROUP_ID, id, FABTRACE_A_QP_PAD))
+		return -EMSGSIZE;
+	if (cg->len >= 0 && nla_put_string(skb, FABTRACE_A_QP_CGROUP, cg->path))
 		return -EMSGSIZE;
 #endif
 	return 0;
@@ -197,8 +204,8 @@ static const int qp_dump_only[] = {
 
 /*
  * The newest entry for @qpn: the live one, else the last destroyed one.
- * QP numbers 0 and 1: the first port's special QP (a multi-port HCA's
- * others, and mlx5's own QP 1, are in dumps).
+ * QP numbers 0 and 1: the first port's (SMI or GSI first); a multi-port
+ * HCA's others, and mlx5's own QP 1 beside the GSI, are in dumps.
  */
 static struct ft_qp *qp_lookup(struct ft_dev *dev, u32 qpn)
 {

@@ -47,8 +47,8 @@ unsigned int ft_qp_entry_size(void)
 }
 
 /*
- * The slot of QP @qpn of @type on @port (a special QP's port never
- * changes).  Caller holds dev->lock.  A missing leaf is taken from @spare,
+ * The slot of QP @qpn of @type on @port (QPs 0 and 1 are kept by port).
+ * Caller holds dev->lock.  A missing leaf is taken from @spare,
  * which the caller allocated before locking (NULL: do not add one).
  * Leaves are never freed before the device.
  */
@@ -58,8 +58,8 @@ static struct ft_qp __rcu **slot_of(struct ft_dev *dev, u32 qpn, u32 type,
 	struct ft_leaf *leaf;
 	u32 hi = (qpn >> FT_LEAF_BITS) & (FT_ROOT_SIZE - 1);
 
-	if (ft_qp_type_special(type))
-		return ft_port_qp_slot(dev, type, port);
+	if (qpn <= 1)
+		return ft_port_qp_slot(dev, qpn, type, port);
 	leaf = rcu_dereference_protected(dev->idx->root[hi],
 					 lockdep_is_held(&dev->lock));
 	if (leaf == &ft_leaf_none) {
@@ -252,8 +252,7 @@ static bool qp_insert(struct ft_dev *dev, struct ft_qp *qp, gfp_t gfp)
 	struct ft_qp *old;
 	bool added = false;
 
-	if (!ft_qp_type_special(qp->type) &&
-	    rcu_access_pointer(dev->idx->root[hi]) == &ft_leaf_none)
+	if (qp->qpn > 1 && rcu_access_pointer(dev->idx->root[hi]) == &ft_leaf_none)
 		spare = kzalloc(sizeof(*spare), gfp | __GFP_NOWARN);
 
 	spin_lock(&dev->lock);
@@ -371,10 +370,10 @@ static void discover_one(struct ft_dev *dev, struct ib_qp *ibqp)
 	qp->flags |= FT_QP_DISCOVERED;
 	if (!ib_query_qp(ibqp, &attr, mask, &init)) {
 		qp->state = attr.qp_state;
-		/* a special QP's port is its key: ib_core's, not the driver's */
-		if (attr.port_num && !ft_qp_type_special(qp->type))
+		/* a QP 0's or 1's port is its key: ib_core's, not the driver's */
+		if (attr.port_num && qp->qpn > 1)
 			qp->port = attr.port_num;
-		if (qp->type != IB_QPT_UD && qp->type != IB_QPT_GSI &&
+		if (qp->type != IB_QPT_UD && !ft_qp_type_special(qp->type) &&
 		    attr.qp_state >= IB_QPS_RTR) {
 			const struct ib_global_route *grh;
 
@@ -402,8 +401,9 @@ static struct ft_restrack_root *restrack_qps(const struct ft_dev *dev)
  * runs the destroy hook at its entry and only then waits for holders: a
  * QP destroyed while the walk was at it can be added after its destroy
  * found nothing to retire, and stay live.  This retires, a while after
- * the walk, every discovered entry whose restrack entry is gone.  QPs are
- * compared by address, never touched: they may be freed.  restrack keys a
+ * the walk (and again ten seconds later), every discovered entry whose
+ * restrack entry is gone.  QPs are compared by address, never touched:
+ * they may be freed.  restrack keys a
  * special QP by its number and port (6.1 and 6.12).  Context: process.
  */
 void ft_qp_audit_fn(struct work_struct *work)
@@ -439,6 +439,9 @@ void ft_qp_audit_fn(struct work_struct *work)
 			retired_tell(dev, qp);
 	}
 	rcu_read_unlock();
+	/* once more later, for a destroy preempted between its hook and xa_erase() */
+	if (--dev->audits_left)
+		schedule_delayed_work(&dev->audit, 10 * HZ);
 }
 
 /**
@@ -468,6 +471,7 @@ void ft_qp_discover(struct ft_dev *dev)
 	}
 	xa_unlock(&rt->xa);
 	/* a destroy that raced the walk is at its xa_erase() by then */
+	dev->audits_left = 2;
 	schedule_delayed_work(&dev->audit, HZ);
 }
 
