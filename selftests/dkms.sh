@@ -5,7 +5,6 @@
 # install has it: in /lib/modules/KVER/updates/dkms, indexed by depmod run
 # here, found by modprobe ahead of the harness's extra/fabtrace.ko (depmod
 # searches updates/ first), and the CLI talks to it.
-# Not in the default run: T=dkms.sh selftests/qemu/vm-test.sh KVER.
 # timeout=300
 #
 # The node's root is an overlay, so nothing here reaches the host; the
@@ -19,6 +18,13 @@ SRC=${FT_BUILD:-}/dkms/install/$K/updates/dkms
 KO=$(ls "$SRC"/fabtrace.ko* 2>/dev/null | head -n 1) || true
 [ -n "$KO" ] || skip_all "no DKMS-built module for $K in $SRC (make dkms-check)"
 require_cmd fabtrace depmod modprobe modinfo
+# depmod reads every module of the kernel through 9p; 6.12's are xz, which
+# a TCG node takes three minutes to unpack.  6.12's DKMS build is checked
+# on the host (make dkms-check: vermagic, version); its load here on 6.1.
+case $K in
+6.1.*) ;;
+*) skip_all "depmod of $K's xz modules takes ~3 min under TCG; loaded on 6.1, built on the host" ;;
+esac
 DEST=/lib/modules/$K/updates/dkms
 [ ! -e "$DEST" ] || skip_all "$DEST already exists: not a node the harness set up"
 

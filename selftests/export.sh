@@ -191,7 +191,7 @@ ktap_assert "congestion: A's QPs counted CE marks ($ce)" test "$ce" -gt 0
 mapfile -t runs < <(ls "$O/run"/*.prom | sort -V)
 log "${#runs[@]} exports during the traffic; errors: $(head -c 300 "$O/run/errors")"
 ktap_result "every export under traffic succeeded, no counter went down from one to the next" \
-	eval '[ ! -s "$O/run/errors" ] && [ ${#runs[@]} -ge 5 ] && $CHECK monotonic "${runs[@]}"'
+	eval '[ ! -s "$O/run/errors" ] && [ ${#runs[@]} -ge 3 ] && $CHECK monotonic "${runs[@]}"'
 
 # ---- a quiet moment: the export against qp show and dev show -----------------
 # totals FILE: the traffic totals of dev show, as one line
@@ -250,8 +250,10 @@ ktap_result "Prometheus: fabtrace_device_rx_packets_total == the exposition ($rx
 ktap_result "Prometheus: the groups' sum == the device total, CE == qp show ($ce_all)" \
 	eval '$CHECK query "$PROM" "sum(fabtrace_qps_rx_packets_total{device=\"rxe0\"})" "$rx" &&
 	      $CHECK query "$PROM" "sum(fabtrace_qps_rx_ce_packets_total{device=\"rxe0\"})" "$ce_all"'
-ktap_result "Prometheus: a CE rate over the traffic, and the recorded rules' series" \
-	eval '$CHECK query "$PROM" "sum(rate(fabtrace_qps_rx_ce_packets_total[5m])) > 0" &&
+# the device's series was scraped before the traffic began; a group's may
+# only appear once its QPs already counted their CE marks
+ktap_result "Prometheus: a packet rate over the traffic, and the recorded rules' series" \
+	eval '$CHECK query "$PROM" "sum(rate(fabtrace_device_rx_packets_total{device=\"rxe0\"}[5m])) > 0" &&
 	      $CHECK query "$PROM" "count(group:fabtrace_qps_rx_ce_packets:rate5m)"'
 ktap_result "node_exporter: textfile read without error, the target up" \
 	eval '$CHECK query "$PROM" "node_textfile_scrape_error" 0 &&

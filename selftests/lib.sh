@@ -372,11 +372,14 @@ peer_lib() {
 # peer_fn FUNC [ARGS...]: a function of the calling test, run on the peer
 # (with this library); it sees only its arguments and the harness's FT_*.
 peer_fn() {
-	local f=$1 q
+	local f=$1 q s
 
 	shift
 	printf -v q '%q ' "$@"
-	"$FTPEER" "bash -c $(printf '%q' ". $(printf '%q' "$FT_LIB") && $(declare -f "$f") && $f $q")"
+	# the function's text has newlines, which the peer's sh -c cannot take
+	# quoted as bash quotes them: it travels as base64, bash reads it
+	s=$(printf '%s\n' ". $(printf '%q' "$FT_LIB")" "$(declare -f "$f")" "$f $q" | base64 -w0)
+	"$FTPEER" "echo $s | base64 -d | bash"
 }
 
 on_both() {

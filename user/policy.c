@@ -238,15 +238,18 @@ static void print_hw_json(struct out *o, const struct ft_policy_hw *hw)
 	unsigned int d;
 
 	out_obj_begin(o, "hw");
-	print_prios_json(o, "pfc", hw->pfc);
-	out_u64(o, PRINT_JSON, "pfc_cap", NULL, hw->pfc_cap);
-	if (hw->has_trust)
-		out_str(o, PRINT_JSON, "trust", NULL,
-			kw_text(ft_kw_trust, hw->trust, buf, sizeof(buf)));
-	out_arr_begin(o, "dscp_prio");
-	for (d = 0; d < 64; d++)
-		print_prios_json(o, NULL, hw->dscp[d]);
-	out_arr_end(o);
+	/* the values are those of the last read, if it worked */
+	if (hw->has_values) {
+		print_prios_json(o, "pfc", hw->pfc);
+		out_u64(o, PRINT_JSON, "pfc_cap", NULL, hw->pfc_cap);
+		if (hw->has_trust)
+			out_str(o, PRINT_JSON, "trust", NULL,
+				kw_text(ft_kw_trust, hw->trust, buf, sizeof(buf)));
+		out_arr_begin(o, "dscp_prio");
+		for (d = 0; d < 64; d++)
+			print_prios_json(o, NULL, hw->dscp[d]);
+		out_arr_end(o);
+	}
 	if (hw->error) {
 		out_u64(o, PRINT_JSON, "error", NULL, hw->error);
 		out_str(o, PRINT_JSON, "error_op", NULL, hw->error_op);
@@ -260,13 +263,17 @@ static void print_hw_text(struct out *o, const struct ft_policy_hw *hw,
 {
 	char pfc[32], trust[32], map[512];
 
+	if (hw->error)
+		out_text(o, "    hw error: %s: %s\n", hw->error_op, strerror((int)hw->error));
+	if (!hw->has_values) {
+		out_text(o, "    hw unknown: its last read failed\n");
+		return;
+	}
 	out_text(o, "    hw pfc %s pfc-cap %u", fmt_prios(pfc, sizeof(pfc), hw->pfc),
 		 hw->pfc_cap);
 	if (hw->has_trust)
 		out_text(o, " trust %s", kw_text(ft_kw_trust, hw->trust, trust, sizeof(trust)));
 	out_text(o, " app %s\n", fmt_hw_map(map, sizeof(map), hw->dscp));
-	if (hw->error)
-		out_text(o, "    hw error: %s: %s\n", hw->error_op, strerror((int)hw->error));
 	out_text(o, "    hw differs:");
 	if (!print_hw_diff(o, hw, c))
 		out_text(o, " no");

@@ -492,7 +492,7 @@ static int policy_hw_cb(const struct nlattr *a, void *data)
 
 	switch (mnl_attr_get_type(a)) {
 	case FABTRACE_A_POLICY_HW_PFC:
-		get_u32(a, &hw->pfc);
+		hw->has_values = get_u32(a, &hw->pfc);
 		break;
 	case FABTRACE_A_POLICY_HW_PFC_CAP:
 		get_u32(a, &hw->pfc_cap);

@@ -106,6 +106,7 @@ struct ft_policy_hw {
 	uint8_t dscp[64];		/* bit p: the app table maps it to p */
 	char error_op[32];
 	bool present, has_trust;
+	bool has_values;		/* pfc and the rest: the last read worked */
 };
 
 struct ft_policy_rec {
