@@ -21,6 +21,7 @@
 struct cg_cache {
 	u64 id;
 	int len;			/* < 0: no path (gone, or not visible) */
+	bool all;			/* reader sees every cgroup */
 	char path[PATH_MAX];
 };
 
@@ -77,8 +78,7 @@ static bool qp_match(const struct ft_dev *dev, const struct ft_qp *qp,
 static int put_cgroup(struct sk_buff *skb, u64 id, struct cg_cache *cg)
 {
 #ifdef CONFIG_CGROUPS
-	struct kernfs_node *root;
-	struct cgroup *cgrp;
+	struct cgroup *cgrp, *top = NULL;
 
 	if (!id || !cg)
 		return 0;
@@ -87,25 +87,25 @@ static int put_cgroup(struct sk_buff *skb, u64 id, struct cg_cache *cg)
 		cg->len = -1;
 		/* only one in the reader's cgroup namespace is found */
 		cgrp = cgroup_get_from_id(id);
+		if (current->nsproxy)
+			top = current->nsproxy->cgroup_ns->root_cset->dfl_cgrp;
 		if (!IS_ERR(cgrp)) {
-			if (current->nsproxy) {
-				root = current->nsproxy->cgroup_ns->root_cset->dfl_cgrp->kn;
-				cg->len = kernfs_path_from_node(cgrp->kn, root, cg->path,
+			if (top)
+				cg->len = kernfs_path_from_node(cgrp->kn, top->kn, cg->path,
 								sizeof(cg->path));
-			}
 			cgroup_put(cgrp);
 		}
+		/* rooted at the hierarchy's top: sees every cgroup, gone ones too */
+		cg->all = top && !cgroup_parent(top);
 		/* 6.12's kernfs cuts a path short without saying: one that fills it is */
 		if (cg->len >= (int)sizeof(cg->path) - 1)
 			cg->len = -1;
 	}
 	/*
 	 * The id too only for a cgroup the reader's namespace holds: a reader
-	 * in another cgroup namespace learns nothing of it (the initial
-	 * namespace holds every cgroup, gone ones too).
+	 * in another cgroup namespace learns nothing of it.
 	 */
-	if ((cg->len >= 0 ||
-	     (current->nsproxy && current->nsproxy->cgroup_ns == &init_cgroup_ns)) &&
+	if ((cg->len >= 0 || cg->all) &&
 	    ft_nl_put_u64(skb, FABTRACE_A_QP_CGROUP_ID, id, FABTRACE_A_QP_PAD))
 		return -EMSGSIZE;
 	if (cg->len >= 0 && nla_put_string(skb, FABTRACE_A_QP_CGROUP, cg->path))
