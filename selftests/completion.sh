@@ -3,7 +3,6 @@
 # bash completion against the real module: device names and QP numbers
 # come from fabtrace -j dev show / qp show with rxe0 up (its QP1 is there).
 # selftests/pkg/completion_test.sh checks the rest on the host.
-# Not in the default run: T=completion.sh selftests/qemu/vm-test.sh KVER.
 # timeout=120
 set -euo pipefail
 . "$(dirname "$(readlink -f "$0")")/lib.sh"

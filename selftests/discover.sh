@@ -21,7 +21,7 @@ require_module fabtrace
 require_progs
 require_cmd fabtrace rdma python3
 FTQPS=$FT_PROGS/ft_qps
-CYCLES=${FT_DISCOVER_CYCLES:-8}
+CYCLES=${FT_DISCOVER_CYCLES:-4}
 
 T=$(mktemp -d /tmp/discover.XXXXXX)
 held='' churn=''

@@ -35,7 +35,7 @@ no_hooks() { ! grep -q '\[fabtrace\]' /sys/kernel/tracing/enabled_functions; }
 # Start from "no RDMA device at all", whatever ran before.
 modprobe -r fabtrace 2>/dev/null || true
 rxe_down self
-modprobe -r -a rdma_ucm rdma_rxe rdma_cm iw_cm ib_cm ib_uverbs 2>/dev/null || true
+modprobe -r -a nvme_rdma nvmet_rdma rdma_ucm rdma_rxe rdma_cm iw_cm ib_cm ib_uverbs 2>/dev/null || true
 
 # ft_decoy (selftests/kmod) has functions named like every rdma_rxe
 # function fabtrace hooks; loaded first, none of them may be hooked.
@@ -76,7 +76,7 @@ ktap_result "modprobe fabtrace direct=0 with rxe0 present" modprobe fabtrace dir
 ktap_result "direct=0: the same three are ftrace callbacks" hot_hooks callback
 ktap_result "rxe0 removed while fabtrace is loaded" rxe_down self
 # Drop the other ib_core users so modprobe -r can take ib_core with it.
-modprobe -r -a rdma_ucm rdma_rxe rdma_cm iw_cm ib_cm ib_uverbs 2>/dev/null || true
+modprobe -r -a nvme_rdma nvmet_rdma rdma_ucm rdma_rxe rdma_cm iw_cm ib_cm ib_uverbs 2>/dev/null || true
 ktap_result "modprobe -r fabtrace" modprobe -r fabtrace
 ktap_result "fabtrace is gone" unloaded
 ktap_finished

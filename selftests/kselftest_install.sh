@@ -7,10 +7,13 @@
 # tests (fabtrace_load.sh, multiport.sh) must give the verdicts run_tests.sh
 # gives them here; a two-node test (rxe_wire.sh) must skip, saying that
 # FT_PEER_SSH names the peer.
-# Not in the default run: T=kselftest_install.sh selftests/qemu/vm-test.sh KVER.
+# The tests it runs so run on every kernel themselves: this is the
+# install's test, run on one kernel of a vm-test run (kindep_here).
 # timeout=600
 set -euo pipefail
 . "$(dirname "$(readlink -f "$0")")/lib.sh"
+
+kindep_here || skip_all "$KINDEP_WHY"
 
 SINGLE=(fabtrace_load.sh multiport.sh)
 PEERED=rxe_wire.sh

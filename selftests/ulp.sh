@@ -26,6 +26,9 @@ T=$(mktemp -d)
 ctrl=''
 cleanup() {
 	[ -z "$ctrl" ] || echo 1 >"/sys/class/nvme/$ctrl/delete_controller" 2>/dev/null || true
+	# the host's modules hold rdma_cm and ib_core: a later modprobe -r
+	# of an RDMA module must not find them
+	modprobe -r nvme_rdma nvme_fabrics 2>/dev/null || true
 	peer_fn ulp_target_down "$NQN" >/dev/null 2>&1 || true
 	rm -rf "$T"
 }
@@ -91,11 +94,24 @@ ktap_assert "B exports a RAM disk over NVMe/RDMA" peer_fn ulp_target_up "$NQN"
 modprobe nvme_rdma
 echo "transport=rdma,traddr=$FT_PEER_IP,trsvcid=4420,nqn=$NQN" >/dev/nvme-fabrics ||
 	fail_all "A could not connect to B's NVMe target"
-wait_for 30 sh -c "grep -lx '$NQN' /sys/class/nvme/nvme*/subsysnqn" || fail_all "no controller"
+wait_for 30 sh -c "grep -qx '$NQN' /sys/class/nvme/nvme*/subsysnqn" || fail_all "no controller"
 ctrl=$(basename "$(dirname "$(grep -lx "$NQN" /sys/class/nvme/nvme*/subsysnqn | head -n 1)")")
-dev=$(ls -d "/sys/class/nvme/$ctrl/"nvme*n1 2>/dev/null | head -n 1)
-dev=/dev/${dev##*/}
-wait_for 30 test -b "$dev" || fail_all "no block device for $ctrl"
+# the namespace's block device: with native multipath its device is the
+# subsystem (nvme-subsysN), without it the controller; both name the NQN
+nsdev() {
+	local b
+
+	for b in /sys/block/nvme*n1; do
+		[ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = "$NQN" ] || continue
+		# a path of a multipath namespace (nvmeXcYnZ) has no node
+		[ -b "/dev/${b##*/}" ] || continue
+		echo "/dev/${b##*/}"
+		return 0
+	done
+	return 1
+}
+wait_for 30 nsdev >/dev/null || fail_all "no block device for $ctrl"
+dev=$(nsdev)
 log "controller $ctrl, namespace $dev"
 dd if="$dev" of=/dev/null bs=1M count=$MIB iflag=direct 2>"$T/dd.err" ||
 	fail_all "reading $dev failed: $(cat "$T/dd.err")"

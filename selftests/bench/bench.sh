@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench: fabtrace's speed and memory, each measured side by side in one run.
 #
-#   bench.sh [full|smoke] [KVER]
+#   bench.sh [full|smoke|host] [KVER]
 #
 # 1. hot path: the module's parse + lookup + account, built in userspace,
 #    instructions per packet under callgrind against a naive design
@@ -15,11 +15,12 @@
 # 4. events: what an event costs when rate limiting withholds it, and when
 #    it is sent.
 # Benchmarks print numbers; they never fail on timing.  smoke runs each
-# part briefly, to prove it still works.
+# part briefly, to prove it still works; host runs part 1 alone, in full.
+# BENCH_PARTS="1 2 2b 2c 3 4" picks parts (default: all).
 set -euo pipefail
 
 mode=${1:-full}
-case $mode in full | smoke) ;; *) echo "bench.sh: full or smoke, not '$mode'" >&2; exit 2 ;; esac
+case $mode in full | smoke | host) ;; *) echo "bench.sh: full, smoke or host, not '$mode'" >&2; exit 2 ;; esac
 here=$(dirname "$(readlink -f "$0")")
 TOP=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-$TOP/build}
@@ -33,6 +34,12 @@ if [ -z "$kver" ]; then
 fi
 
 say() { printf '%s\n' "$*"; }
+
+parts=${BENCH_PARTS:-all}
+[ "$mode" != host ] || parts=1
+want() { [ "$parts" = all ] || [[ " $parts " == *" $1 "* ]]; }
+# the nodes read it (vm-icount.sh: 2b, 2c)
+echo "$parts" >"$out/parts"
 
 # --- 1. hot path ------------------------------------------------------------
 hotpath() {
@@ -152,11 +159,20 @@ vm_parts() {
 	make -s -C "$TOP" KVER="$kver" modules user
 	# the nodes see the build tree at the same path
 	echo "$mode" >"$out/mode"
-	vm_run "parts 2-4" real vm-traffic.sh vm-scale.sh vm-events.sh || return 1
-	vm_show traffic scale events
-	vm_run "part 2b" icount vm-icount.sh || return 1
-	vm_show icount
+	local real=()
+
+	! want 2 || real+=(vm-traffic.sh)
+	! want 3 || real+=(vm-scale.sh)
+	! want 4 || real+=(vm-events.sh)
+	if [ ${#real[@]} -gt 0 ]; then
+		vm_run "parts 2-4" real "${real[@]}" || return 1
+		vm_show traffic scale events
+	fi
+	if want 2b || want 2c; then
+		vm_run "parts 2b, 2c" icount vm-icount.sh || return 1
+		vm_show icount
+	fi
 }
 
-hotpath
-vm_parts
+! want 1 || hotpath
+[ "$parts" = 1 ] || vm_parts

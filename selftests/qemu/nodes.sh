@@ -45,8 +45,8 @@ FTVM_CMDLINE="console=ttyS0 loglevel=5 printk.time=1 panic=-1 no_timer_check tsc
 # Extra kernel command line for both nodes (e.g. "mitigations=off").
 FT_VM_APPEND=${FT_VM_APPEND:-}
 # Seconds for one kernel: boot + every test + power-off (the suite takes
-# ~33 min under TCG on 2 cores).
-FT_VM_TIMEOUT=${FT_VM_TIMEOUT:-3000}
+# ~40 min under TCG on 2 cores, longer while a second kernel runs beside).
+FT_VM_TIMEOUT=${FT_VM_TIMEOUT:-4800}
 # Seconds from QEMU start until node A starts CMD.  ~10 s on an idle host,
 # but a 2-core machine shared with other TCG guests was seen at 80 s.
 FT_VM_BOOT_TIMEOUT=${FT_VM_BOOT_TIMEOUT:-300}
@@ -301,7 +301,8 @@ ftvm_run() {
 			"$FT_REPO" "$FTVM_KVER" "$FTVM_OUT" "$BUILD" "$BUILD"
 		printf 'export FT_MODROOT=%q FT_FTPEER=%q FT_CLI=%q\n' \
 			"$FTVM_VM/modroot" "$BUILD/selftests/ftpeer" "$FT_CLI"
-		printf 'export T=%q FT_TIMEOUT_SCALE=%q\n' "${T:-}" "${FT_TIMEOUT_SCALE:-1}"
+		printf 'export T=%q FT_TIMEOUT_SCALE=%q FT_KINDEP_ON=%q\n' "${T:-}" \
+			"${FT_TIMEOUT_SCALE:-1}" "${FT_KINDEP_ON:-}"
 		printf 'FT_A_CMD=%q\n' "$2"
 	} >"$FTVM_VM/run.env"
 

@@ -50,6 +50,12 @@ if [ "$selftest" = 1 ]; then
 	T=$(printf '%s ' "$FTVM_DIR"/selftest/*.sh)
 fi
 export T=${T:-}
+# Parts of tests that do not depend on the kernel (a Prometheus server,
+# the kselftest install) run on one kernel of the run, the last; the
+# others skip them and say where they ran.
+FT_KINDEP_ON=
+[ $# -lt 2 ] || FT_KINDEP_ON=${*: -1}
+export FT_KINDEP_ON
 
 # The C helpers (ftpeer) must be current; cheap when they are.
 make -s -C "$FT_REPO/selftests" BUILD="$BUILD" all
