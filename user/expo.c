@@ -327,21 +327,23 @@ static void device_families(struct prom *p, const struct expo_in *in)
 					    fmt_guid(guid, sizeof(guid), in->devs[i].node_guid) };
 		prom_u64(p, "fabtrace_device_info", l, 3, 1);
 	}
-#define DEV_GAUGE(nm, help, expr) do {						\
-	prom_family(p, nm, "gauge", help);					\
+/* a family of one series per device, @expr of its record r */
+#define DEV_SERIES(nm, type, help, expr) do {					\
+	prom_family(p, nm, type, help);						\
 	for (i = 0; i < in->ndevs; i++) {					\
 		const struct ft_dev_rec *r = &in->devs[i];			\
 		l[0] = (struct prom_label){ "device", r->name };		\
 		prom_u64(p, nm, l, 1, (expr));					\
 	}									\
 } while (0)
+#define DEV_GAUGE(nm, help, expr) DEV_SERIES(nm, "gauge", help, expr)
+#define DEV_COUNTER(nm, help, expr) DEV_SERIES(nm, "counter", help, expr)
 	DEV_GAUGE("fabtrace_device_hooked",
 		  "1 if fabtrace taps the device's data path (soft-RoCE): else its counters stay 0.",
 		  r->hooked);
 	DEV_GAUGE("fabtrace_device_live_qps", "QP entries of the device's live QPs.", r->qps);
 	DEV_GAUGE("fabtrace_device_retained_qps",
 		  "Entries of the device's destroyed QPs still retained.", r->retained);
-#undef DEV_GAUGE
 	for (f = 0; f < NTRAFFIC_FAMS; f++) {
 		const struct ctr_fam *cf = &ctr_fams[f];
 
@@ -361,14 +363,6 @@ static void device_families(struct prom *p, const struct expo_in *in)
 			}
 		}
 	}
-#define DEV_COUNTER(nm, help, expr) do {					\
-	prom_family(p, nm, "counter", help);					\
-	for (i = 0; i < in->ndevs; i++) {					\
-		const struct ft_dev_rec *r = &in->devs[i];			\
-		l[0] = (struct prom_label){ "device", r->name };		\
-		prom_u64(p, nm, l, 1, (expr));					\
-	}									\
-} while (0)
 	DEV_COUNTER("fabtrace_device_tx_unknown_qp_packets_total",
 		    "Packets sent whose QP has no entry (table full, or not found).",
 		    r->unknown_tx);
@@ -377,6 +371,8 @@ static void device_families(struct prom *p, const struct expo_in *in)
 	DEV_COUNTER("fabtrace_device_malformed_packets_total",
 		    "Packets the parser rejected (truncated, not RoCEv2).", r->malformed);
 #undef DEV_COUNTER
+#undef DEV_GAUGE
+#undef DEV_SERIES
 
 	prom_family(p, "fabtrace_port_info", "gauge",
 		    "A port of an RDMA device: its network device and link layer.");

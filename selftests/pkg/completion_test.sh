@@ -19,9 +19,7 @@ BC=/usr/share/bash-completion/bash_completion
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-nok() { n=$((n + 1)) fail=$((fail + 1)); echo "not ok $n $*"; }
+. "$HERE/lib-tap.sh"
 
 echo "TAP version 13"
 [ -r "$BC" ] || { echo "1..0 # SKIP bash-completion is not installed (make deps)"; exit 4; }
@@ -150,5 +148,4 @@ if words_agree; then
 else
 	nok "each command's keywords and values agree with its help"
 fi
-echo "# Totals: pass:$((n - fail)) fail:$fail xfail:0 xpass:0 skip:0 error:0"
-[ "$fail" = 0 ]
+tap_totals

@@ -23,15 +23,7 @@ OUT=$BUILD/dkms
 ROOT=$OUT/root
 kvers=("$@")
 
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-nok() { n=$((n + 1)) fail=$((fail + 1)); echo "not ok $n $*"; }
-res() {
-	local desc=$1
-
-	shift
-	if "$@"; then ok "$desc"; else nok "$desc"; fi
-}
+. "$HERE/lib-tap.sh"
 
 echo "TAP version 13"
 [ ${#kvers[@]} -gt 0 ] || { echo "1..0 # SKIP no kernel given (no headers installed?)"; exit 4; }
@@ -120,5 +112,4 @@ untouched() {
 }
 res "the host's /usr/src, /var/lib/dkms and /lib/modules are untouched" untouched
 echo "# kept for selftests/dkms.sh: $(cd "$OUT/install" && echo */updates/dkms/*)"
-echo "# Totals: pass:$((n - fail)) fail:$fail xfail:0 xpass:0 skip:0 error:0"
-[ "$fail" = 0 ]
+tap_totals

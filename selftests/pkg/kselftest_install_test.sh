@@ -17,15 +17,7 @@ KS=$T/ks
 # a test that needs a peer and one that needs the module (and a test module)
 PICK=(rxe_wire.sh multiport.sh)
 
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-nok() { n=$((n + 1)) fail=$((fail + 1)); echo "not ok $n $*"; }
-res() {
-	local desc=$1
-
-	shift
-	if "$@"; then ok "$desc"; else nok "$desc"; fi
-}
+. "$HERE/lib-tap.sh"
 
 echo "TAP version 13"
 echo "1..8"
@@ -97,5 +89,4 @@ reasons() {
 	return "$bad"
 }
 res "each skip's reason is in its output" reasons
-echo "# Totals: pass:$((n - fail)) fail:$fail xfail:0 xpass:0 skip:0 error:0"
-[ "$fail" = 0 ]
+tap_totals

@@ -16,15 +16,7 @@ MAN=$TOP/Documentation/fabtrace.8
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-nok() { n=$((n + 1)) fail=$((fail + 1)); echo "not ok $n $*"; }
-res() {
-	local desc=$1
-
-	shift
-	if "$@"; then ok "$desc"; else nok "$desc"; fi
-}
+. "$HERE/lib-tap.sh"
 diag() { sed 's/^/# /' "$@"; }
 
 echo "TAP version 13"
@@ -88,5 +80,4 @@ if values && options; then
 else
 	nok "every long option and every value of the help's lists is in it"
 fi
-echo "# Totals: pass:$((n - fail)) fail:$fail xfail:0 xpass:0 skip:0 error:0"
-[ "$fail" = 0 ]
+tap_totals

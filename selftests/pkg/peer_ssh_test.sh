@@ -15,9 +15,7 @@ LIB=$(readlink -f "$HERE/../lib.sh")
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-nok() { n=$((n + 1)) fail=$((fail + 1)); echo "not ok $n $*"; }
+. "$HERE/lib-tap.sh"
 # check DESC WANT CMD...: CMD's output (stdout, then "rc=N") is WANT
 check() {
 	local desc=$1 want=$2 got
@@ -108,5 +106,4 @@ ENVS=(FT_PEER_SSH=)
 check "require_peer: skips (4) with no peer at all, naming FT_PEER_SSH" \
 	"1..0 # SKIP no peer node: set FT_PEER_SSH=[user@]host (see selftests/qemu/README), or run via selftests/qemu/vm-test.sh
 rc=4" in_lib 'require_peer; echo passed'
-echo "# Totals: pass:$((n - fail)) fail:$fail xfail:0 xpass:0 skip:0 error:0"
-[ "$fail" = 0 ]
+tap_totals
