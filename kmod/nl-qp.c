@@ -85,14 +85,13 @@ static int put_cgroup(struct sk_buff *skb, u64 id, struct cg_cache *cg)
 	if (cg->id != id) {
 		cg->id = id;
 		cg->len = -1;
-		/* only one in the reader's cgroup namespace is found */
-		cgrp = cgroup_get_from_id(id);
 		if (current->nsproxy)
 			top = current->nsproxy->cgroup_ns->root_cset->dfl_cgrp;
+		/* found only in the reader's cgroup namespace, which it reads */
+		cgrp = top ? cgroup_get_from_id(id) : ERR_PTR(-ENOENT);
 		if (!IS_ERR(cgrp)) {
-			if (top)
-				cg->len = kernfs_path_from_node(cgrp->kn, top->kn, cg->path,
-								sizeof(cg->path));
+			cg->len = kernfs_path_from_node(cgrp->kn, top->kn, cg->path,
+							sizeof(cg->path));
 			cgroup_put(cgrp);
 		}
 		/* rooted at the hierarchy's top: sees every cgroup, gone ones too */
