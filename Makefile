@@ -260,7 +260,8 @@ fuzz: $(BUILD)/tools/.stamp
 bench: all bench-modules $(BUILD)/tools/.stamp
 	$(need_kvers)
 	$(MAKE) -C $(TOP)/selftests all
-	FT_KMOD_BUILD=$(BENCH_KMOD) $(TOP)/selftests/bench/bench.sh $(BENCH)
+	FT_KMOD_BUILD=$(BENCH_KMOD) $(TOP)/selftests/bench/bench.sh $(or $(BENCH),full) \
+		$(lastword $(KVERS))
 
 # --- code hygiene ----------------------------------------------------------
 style: $(BUILD)/tools/.stamp

@@ -29,8 +29,9 @@ mkdir -p "$out"
 
 kver=${2:-}
 if [ -z "$kver" ]; then
+	# the newest Debian kernel; never the debug kernel (make test-debug's)
 	kver=$(ls -d /lib/modules/*/build 2>/dev/null | sed 's|/lib/modules/||; s|/build||' |
-	       sort -V | tail -n 1)
+	       grep -v -- '-ftdebug$' | sort -V | tail -n 1)
 fi
 
 say() { printf '%s\n' "$*"; }
@@ -143,14 +144,21 @@ vm_run() {
 	}
 }
 
-# vm_show NAME...: the result files the last vm_run left
+# vm_show NAME...: the result files the last vm_run left; a part that
+# left none (it skipped: its reason is in the log) fails the benchmark
 vm_show() {
-	local f
+	local f rc=0
 
 	for f in "$@"; do
-		[ -f "$BUILD/vm/$kver/out/bench-$f.txt" ] && cat "$BUILD/vm/$kver/out/bench-$f.txt"
+		if [ -f "$BUILD/vm/$kver/out/bench-$f.txt" ]; then
+			cat "$BUILD/vm/$kver/out/bench-$f.txt"
+		else
+			echo "bench.sh: part '$f' measured nothing:" >&2
+			grep -h '# SKIP' "$BUILD/vm/$kver/out/results.tap" >&2 || true
+			rc=1
+		fi
 	done
-	return 0
+	return $rc
 }
 
 vm_parts() {
@@ -159,14 +167,19 @@ vm_parts() {
 	make -s -C "$TOP" KVER="$kver" modules user
 	# the nodes see the build tree at the same path
 	echo "$mode" >"$out/mode"
-	local real=()
+	local real=() names t
 
 	! want 2 || real+=(vm-traffic.sh)
 	! want 3 || real+=(vm-scale.sh)
 	! want 4 || real+=(vm-events.sh)
 	if [ ${#real[@]} -gt 0 ]; then
 		vm_run "parts 2-4" real "${real[@]}" || return 1
-		vm_show traffic scale events
+		names=()
+		for t in "${real[@]}"; do
+			t=${t#vm-}
+			names+=("${t%.sh}")
+		done
+		vm_show "${names[@]}" || return 1
 	fi
 	if want 2b || want 2c; then
 		vm_run "parts 2b, 2c" icount vm-icount.sh || return 1
