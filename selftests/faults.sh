@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Faults under traffic: reload cycles, QPs destroyed during dumps, discovery under memory pressure, rxe0 deleted mid-dump.
-# timeout=720
+# timeout=900
 #
 # Node A holds 1,000 QPs (ft_qps --no-connect --hold) on rxe0 throughout,
 # so every load walks them and every dump is long.  Four parts:
@@ -376,7 +376,10 @@ tc1=$(now)
 bw_wait calib || log "the calibration run of ib_write_bw failed"
 rmmod fabtrace
 cyc=$("$PY" -c "print(max(1.0, ($tc1 - $tc0) / 2))")
-dur=$("$PY" -c "print(min(330, int(30 + 1.5 * $CYCLES * $cyc)))")
+# Three times the calibrated cycles: beside another kernel's nodes on the
+# host (make vm-test), 6.1's cycles once took 2.4 times as long as its two
+# calibration cycles had.
+dur=$("$PY" -c "print(min(540, int(30 + 3 * $CYCLES * $cyc)))")
 log "one cycle under traffic: $("$PY" -c "print('%.2f' % $cyc)") s; ib_write_bw runs $dur s"
 or_quiesce 30 >/dev/null || true
 slab0=$(slab_objs "$sl") km0=$(kmalloc_bytes)
@@ -536,13 +539,21 @@ log "reload part: $((SECONDS - t0)) s"
 t0=$SECONDS
 rm -f "$T/stop"
 b_r0=$(peer_lib rxe_stat rcvd_pkts)
-bw_start 30 delete 30 || fail_all "ib_write_bw server on B not listening"
+# The first perftest after the pressure part's drop_caches: its client,
+# niced, reads its libraries again over 9p on a busy node (both kernels'
+# clients once went 60 s without a packet): 120 s to start.
+bw_start 30 delete 120 || fail_all "ib_write_bw server on B not listening"
 # the client is niced and the node busy: delete only once traffic flows
 s0=$(rxe_stat sent_pkts)
-wait_for 60 sent_gt $((s0 + 200)) || log "traffic did not start within 60 s"
+ts=$SECONDS
+wait_for 120 sent_gt $((s0 + 200)) || log "traffic did not start within 120 s"
+log "traffic started after $((SECONDS - ts)) s"
 ft_py cli 120 "$T/stop" -j qp show >"$T/del.jl" &
 dumps=$!
-sleep 2
+# the loop's python starts slowly on a busy node: two dumps done first,
+# so that one is under way when the delete starts
+dumped() { [ "$(wc -l <"$T/del.jl")" -ge 2 ]; }
+wait_for 60 dumped || log "the dump loop finished no 2 dumps within 60 s"
 log "before the delete: fabtrace $(fabtrace dev show rxe0 | head -n 1)"
 td0=$(now)
 # The RDMA core removes fabtrace's client first (the newest), then waits
