@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The hardware part of a port's policy: pushed through DCBNL, read back, watched for drift. */
 
+#include <linux/ftrace.h>
 #include <linux/netdevice.h>
-#include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <net/dcbnl.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
-#include <net/sock.h>
 #include <uapi/linux/fabtrace.h>
 
 #include "compat.h"
 #include "dcb.h"
 #include "dev.h"
+#include "hook.h"
 #include "netlink.h"
 
 /*
@@ -524,12 +524,17 @@ static void recheck(const struct net *net)
 	mutex_unlock(&dcb_mutex);
 }
 
-/* A listener on RTNLGRP_DCB in each network namespace. */
+/*
+ * Each network namespace's recheck.  dcbnl tells of a DCB change, its own
+ * or a driver's, with rtnl_notify() to RTNLGRP_DCB once the change is made
+ * (dcbnl_notify(), which dcbnl inlines into its callers): a callback on
+ * rtnl_notify() sees every message the group would carry, those whose
+ * delivery fails included.  (A kernel netlink socket listening on the
+ * group cost soft-RoCE about 1 % of its bandwidth, for no reason found;
+ * Documentation/performance.rst, 2c.)
+ */
 struct dcb_net {
 	struct net *net;
-	struct socket *sock;
-	void (*data_ready)(struct sock *sk);	/* the socket's own */
-	void (*error_report)(struct sock *sk);
 	struct delayed_work work;
 	unsigned long last;			/* jiffies of the last recheck */
 	bool pending;				/* a change waits for its recheck */
@@ -538,57 +543,28 @@ struct dcb_net {
 static unsigned int dcb_net_id;
 
 /*
- * A notification came, or could not be made (dcbnl then sets the socket's
- * error).  Context: whoever sent it (often under the RTNL).
+ * rtnl_notify(skb, net, pid, group, nlh, flags): rtnetlink's every
+ * notification, in process context, often under the RTNL, which the
+ * recheck then waits for.  The namespace is alive: it sends.  A message
+ * anyone else sends to the group (a namespace's owner may) never passes
+ * here.
  */
-static void dcb_data_ready(struct sock *sk)
+static void notrace dcb_notified(unsigned long ip, unsigned long parent_ip,
+				 struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	struct dcb_net *dn;
 
-	read_lock_bh(&sk->sk_callback_lock);
-	dn = sk->sk_user_data;
-	if (dn)
-		queue_delayed_work(system_wq, &dn->work, 0);
-	read_unlock_bh(&sk->sk_callback_lock);
-}
-
-/*
- * Drain the messages: what counts is that the kernel (dcbnl) told of a DCB
- * change, or that messages were lost (an overrun).  A namespace's owner may
- * send to the group too: such messages are not the kernel's, and count for
- * nothing.
- */
-static bool dcb_drain(struct dcb_net *dn)
-{
-	struct sockaddr_nl from;
-	struct nlmsghdr nlh;
-	struct msghdr msg;
-	struct kvec iov;
-	bool changed = false;
-	unsigned int i;
-	int n;
-
-	for (i = 0; i < 1024; i++) {
-		memset(&msg, 0, sizeof(msg));
-		msg.msg_name = &from;
-		msg.msg_namelen = sizeof(from);
-		iov.iov_base = &nlh;
-		iov.iov_len = sizeof(nlh);
-		n = kernel_recvmsg(dn->sock, &msg, &iov, 1, sizeof(nlh), MSG_DONTWAIT);
-		if (n == -ENOBUFS) {
-			changed = true;
-			continue;
-		}
-		if (n < 0)
-			return changed;
-		if (n >= (int)sizeof(nlh) && !from.nl_pid &&
-		    (nlh.nlmsg_type == RTM_SETDCB || nlh.nlmsg_type == RTM_GETDCB))
-			changed = true;
-	}
-	/* more to drain: another turn */
+	if (ft_arg(fregs, 3) != RTNLGRP_DCB)
+		return;
+	dn = net_generic((struct net *)ft_arg(fregs, 1), dcb_net_id);
+	WRITE_ONCE(dn->pending, true);
 	queue_delayed_work(system_wq, &dn->work, 0);
-	return changed;
 }
+
+static struct ftrace_ops dcb_ops_notify = {
+	.func = dcb_notified,
+	.flags = FTRACE_OPS_FL_RECURSION,
+};
 
 /*
  * At most one recheck a second per namespace: each reads every DCBNL port
@@ -598,67 +574,33 @@ static void dcb_work_fn(struct work_struct *work)
 {
 	struct dcb_net *dn = container_of(to_delayed_work(work), struct dcb_net, work);
 
-	/* the messages are drained: what they said is kept in pending */
-	if (dcb_drain(dn))
-		dn->pending = true;
-	if (!dn->pending)
+	if (!READ_ONCE(dn->pending))
 		return;
 	if (time_before(jiffies, dn->last + HZ)) {
 		queue_delayed_work(system_wq, &dn->work, dn->last + HZ - jiffies);
 		return;
 	}
-	dn->pending = false;
+	WRITE_ONCE(dn->pending, false);
 	dn->last = jiffies;
 	recheck(dn->net);
 }
 
 static int __net_init dcb_net_init(struct net *net)
 {
-	struct sockaddr_nl sa = {
-		.nl_family = AF_NETLINK,
-		.nl_groups = 1u << (RTNLGRP_DCB - 1),
-	};
 	struct dcb_net *dn = net_generic(net, dcb_net_id);
-	struct sock *sk;
-	int err;
 
 	INIT_DELAYED_WORK(&dn->work, dcb_work_fn);
 	dn->net = net;
 	dn->last = jiffies - HZ;
-	err = sock_create_kern(net, AF_NETLINK, SOCK_RAW, NETLINK_ROUTE, &dn->sock);
-	if (err)
-		return err;
-	err = kernel_bind(dn->sock, (struct sockaddr *)&sa, sizeof(sa));
-	if (err)
-		goto err_release;
-	sk = dn->sock->sk;
-	write_lock_bh(&sk->sk_callback_lock);
-	dn->data_ready = sk->sk_data_ready;
-	dn->error_report = sk->sk_error_report;
-	sk->sk_user_data = dn;
-	sk->sk_data_ready = dcb_data_ready;
-	sk->sk_error_report = dcb_data_ready;
-	write_unlock_bh(&sk->sk_callback_lock);
 	return 0;
-
-err_release:
-	sock_release(dn->sock);
-	return err;
 }
 
+/* Its devices are gone: nothing queues the work now but the work itself. */
 static void __net_exit dcb_net_exit(struct net *net)
 {
 	struct dcb_net *dn = net_generic(net, dcb_net_id);
-	struct sock *sk = dn->sock->sk;
 
-	write_lock_bh(&sk->sk_callback_lock);
-	sk->sk_user_data = NULL;
-	sk->sk_data_ready = dn->data_ready;
-	sk->sk_error_report = dn->error_report;
-	write_unlock_bh(&sk->sk_callback_lock);
-	/* nothing queues it now; it may requeue itself, which this waits out */
 	cancel_delayed_work_sync(&dn->work);
-	sock_release(dn->sock);
 }
 
 static struct pernet_operations dcb_net_ops = {
@@ -670,13 +612,35 @@ static struct pernet_operations dcb_net_ops = {
 
 int ft_dcb_init(void)
 {
+	static unsigned char sym[] = "rtnl_notify";
+	int err;
+
 	if (!IS_ENABLED(CONFIG_DCB))
 		return 0;
-	return register_pernet_subsys(&dcb_net_ops);
+	err = register_pernet_subsys(&dcb_net_ops);
+	if (err)
+		return err;
+	err = ftrace_set_filter(&dcb_ops_notify, sym, strlen(sym), 1);
+	if (err)
+		goto err_free_filter;
+	err = register_ftrace_function(&dcb_ops_notify);
+	if (err)
+		goto err_free_filter;
+	return 0;
+
+err_free_filter:
+	pr_err("cannot hook rtnl_notify: %d\n", err);
+	ftrace_free_filter(&dcb_ops_notify);
+	unregister_pernet_subsys(&dcb_net_ops);
+	return err;
 }
 
+/* The callback is gone before the works it queues are cancelled. */
 void ft_dcb_exit(void)
 {
-	if (IS_ENABLED(CONFIG_DCB))
-		unregister_pernet_subsys(&dcb_net_ops);
+	if (!IS_ENABLED(CONFIG_DCB))
+		return;
+	unregister_ftrace_function(&dcb_ops_notify);
+	ftrace_free_filter(&dcb_ops_notify);
+	unregister_pernet_subsys(&dcb_net_ops);
 }
