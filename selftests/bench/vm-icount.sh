@@ -172,10 +172,15 @@ for ((r = 1; r <= bt_rounds; r++)); do
 			fabtrace policy set dev rxe0 ecn 0 pfc 0 pfc-watchdog detect 100
 			;;
 		bpftrace)
-			# -B none: its prints reach the log as they are made
+			# -B none: its prints reach the log as they are made.  The
+			# log is emptied here, not by the redirection: that runs in
+			# the child, maybe after the wait below read the last
+			# round's log (rounds at 31 %, bpftrace still starting).
+			: >"$bt_log"
 			bpftrace -B none "$(dirname "$(readlink -f "$0")")/qp-count.bt" >"$bt_log" 2>&1 &
 			bt=$!
-			wait_for 300 grep -q '^Attaching' "$bt_log" || fail_all "bpftrace did not attach"
+			# ready once it prints: "Attaching" comes before its probes are
+			wait_for 300 grep -q '^@rx_total:' "$bt_log" || fail_all "bpftrace did not start: $(tail -n 3 "$bt_log")"
 			;;
 		esac
 		c0=$(rxe_stat sent_pkts) r0=$(rxe_stat rcvd_pkts)
