@@ -526,12 +526,13 @@ static void recheck(const struct net *net)
 
 /*
  * Each network namespace's recheck.  dcbnl tells of a DCB change, its own
- * or a driver's, with rtnl_notify() to RTNLGRP_DCB once the change is made
- * (dcbnl_notify(), which dcbnl inlines into its callers): a callback on
- * rtnl_notify() sees every message the group would carry, those whose
- * delivery fails included.  (A kernel netlink socket listening on the
- * group cost soft-RoCE about 1 % of its bandwidth, for no reason found;
- * Documentation/performance.rst, 2c.)
+ * or a driver's, once the change is made: rtnl_notify() to RTNLGRP_DCB,
+ * or rtnl_set_sk_err() on the group when it cannot build the message
+ * (dcbnl_notify(), which dcbnl inlines into its callers).  Callbacks on
+ * those two see every change the group's listeners would learn of.  A
+ * kernel netlink socket listening on the group, bound or not, cost
+ * soft-RoCE 1 % of its bandwidth, for no reason found
+ * (Documentation/performance.rst, 2c).
  */
 struct dcb_net {
 	struct net *net;
@@ -543,28 +544,44 @@ struct dcb_net {
 static unsigned int dcb_net_id;
 
 /*
- * rtnl_notify(skb, net, pid, group, nlh, flags): rtnetlink's every
- * notification, in process context, often under the RTNL, which the
- * recheck then waits for.  The namespace is alive: it sends.  A message
- * anyone else sends to the group (a namespace's owner may) never passes
- * here.
+ * Any context but NMI (rtnetlink notifies from softirqs too); with
+ * FTRACE_OPS_FL_RECURSION, preemption is off throughout.  A namespace
+ * being dismantled may still notify (a driver's event work, without the
+ * RTNL): once its count is zero, cleanup_net() waits for an RCU grace
+ * period before any exit, so a callback that saw the count above zero has
+ * queued its work before dcb_net_exit() cancels it.
  */
-static void notrace dcb_notified(unsigned long ip, unsigned long parent_ip,
-				 struct ftrace_ops *op, struct ftrace_regs *fregs)
+static void notrace dcb_changed(struct net *net, u32 group)
 {
 	struct dcb_net *dn;
 
-	if (ft_arg(fregs, 3) != RTNLGRP_DCB)
+	if (group != RTNLGRP_DCB || !check_net(net))
 		return;
-	dn = net_generic((struct net *)ft_arg(fregs, 1), dcb_net_id);
+	dn = net_generic(net, dcb_net_id);
 	WRITE_ONCE(dn->pending, true);
 	queue_delayed_work(system_wq, &dn->work, 0);
 }
 
-static struct ftrace_ops dcb_ops_notify = {
-	.func = dcb_notified,
-	.flags = FTRACE_OPS_FL_RECURSION,
+/* rtnl_notify(skb, net, pid, group, nlh, flags) */
+static void notrace dcb_notify_cb(unsigned long ip, unsigned long parent_ip,
+				  struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	dcb_changed((struct net *)ft_arg(fregs, 1), (u32)ft_arg(fregs, 3));
+}
+
+/* rtnl_set_sk_err(net, group, error) */
+static void notrace dcb_sk_err_cb(unsigned long ip, unsigned long parent_ip,
+				  struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	dcb_changed((struct net *)ft_arg(fregs, 0), (u32)ft_arg(fregs, 1));
+}
+
+static struct ftrace_ops dcb_hooks[] = {
+	{ .func = dcb_notify_cb, .flags = FTRACE_OPS_FL_RECURSION },
+	{ .func = dcb_sk_err_cb, .flags = FTRACE_OPS_FL_RECURSION },
 };
+
+static const char *const dcb_hook_syms[] = { "rtnl_notify", "rtnl_set_sk_err" };
 
 /*
  * At most one recheck a second per namespace: each reads every DCBNL port
@@ -573,15 +590,16 @@ static struct ftrace_ops dcb_ops_notify = {
 static void dcb_work_fn(struct work_struct *work)
 {
 	struct dcb_net *dn = container_of(to_delayed_work(work), struct dcb_net, work);
+	unsigned long now = jiffies;
 
 	if (!READ_ONCE(dn->pending))
 		return;
-	if (time_before(jiffies, dn->last + HZ)) {
-		queue_delayed_work(system_wq, &dn->work, dn->last + HZ - jiffies);
+	if (time_before(now, dn->last + HZ)) {
+		queue_delayed_work(system_wq, &dn->work, dn->last + HZ - now);
 		return;
 	}
 	WRITE_ONCE(dn->pending, false);
-	dn->last = jiffies;
+	dn->last = now;
 	recheck(dn->net);
 }
 
@@ -595,7 +613,7 @@ static int __net_init dcb_net_init(struct net *net)
 	return 0;
 }
 
-/* Its devices are gone: nothing queues the work now but the work itself. */
+/* No callback queues the work now (dcb_changed()); it may requeue itself. */
 static void __net_exit dcb_net_exit(struct net *net)
 {
 	struct dcb_net *dn = net_generic(net, dcb_net_id);
@@ -610,37 +628,52 @@ static struct pernet_operations dcb_net_ops = {
 	.size = sizeof(struct dcb_net),
 };
 
+static void dcb_hooks_off(unsigned int n)
+{
+	while (n--) {
+		unregister_ftrace_function(&dcb_hooks[n]);
+		ftrace_free_filter(&dcb_hooks[n]);
+	}
+}
+
 int ft_dcb_init(void)
 {
-	static unsigned char sym[] = "rtnl_notify";
+	unsigned int i;
 	int err;
 
+	BUILD_BUG_ON(ARRAY_SIZE(dcb_hooks) != ARRAY_SIZE(dcb_hook_syms));
 	if (!IS_ENABLED(CONFIG_DCB))
 		return 0;
 	err = register_pernet_subsys(&dcb_net_ops);
 	if (err)
 		return err;
-	err = ftrace_set_filter(&dcb_ops_notify, sym, strlen(sym), 1);
-	if (err)
-		goto err_free_filter;
-	err = register_ftrace_function(&dcb_ops_notify);
-	if (err)
-		goto err_free_filter;
+	for (i = 0; i < ARRAY_SIZE(dcb_hooks); i++) {
+		const char *sym = dcb_hook_syms[i];
+
+		err = ftrace_set_filter(&dcb_hooks[i], (unsigned char *)sym,
+					strlen(sym), 1);
+		if (err)
+			goto err_hooks_off;
+		err = register_ftrace_function(&dcb_hooks[i]);
+		if (err)
+			goto err_free_filter;
+	}
 	return 0;
 
 err_free_filter:
-	pr_err("cannot hook rtnl_notify: %d\n", err);
-	ftrace_free_filter(&dcb_ops_notify);
+	ftrace_free_filter(&dcb_hooks[i]);
+err_hooks_off:
+	pr_err("cannot hook %s: %d\n", dcb_hook_syms[i], err);
+	dcb_hooks_off(i);
 	unregister_pernet_subsys(&dcb_net_ops);
 	return err;
 }
 
-/* The callback is gone before the works it queues are cancelled. */
+/* The callbacks are gone (ftrace waits them out) before the works go. */
 void ft_dcb_exit(void)
 {
 	if (!IS_ENABLED(CONFIG_DCB))
 		return;
-	unregister_ftrace_function(&dcb_ops_notify);
-	ftrace_free_filter(&dcb_ops_notify);
+	dcb_hooks_off(ARRAY_SIZE(dcb_hooks));
 	unregister_pernet_subsys(&dcb_net_ops);
 }
