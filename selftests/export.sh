@@ -129,6 +129,14 @@ if kindep_here; then
 	prom=$!
 	up() { $CHECK get "http://$NE/metrics" >/dev/null && $CHECK get "$PROM/-/ready" >/dev/null; }
 	ktap_assert "prometheus-node-exporter and Prometheus up on loopback" wait_for 90 up
+	# Each series' last sample scraped: under TCG a scrape can outlast its
+	# timeout, and Prometheus then marks every series of the target stale
+	# until the next one succeeds; an instant query would see nothing.
+	last() { echo "last_over_time($1[5m])"; }
+	# dev_scraped N: Prometheus holds N as the device's received packets
+	dev_scraped() {
+		$CHECK query "$PROM" "$(last "fabtrace_device_rx_packets_total{device=\"rxe0\"}")" "$1" >/dev/null
+	}
 	prom_up=$SECONDS
 	log "${SECONDS}s: Prometheus up"
 else
@@ -152,8 +160,8 @@ export_loop() {
 if [ "$PROMETHEUS" = 1 ]; then
 	fabtrace export dir "$TF" state "$S"
 	rx0=$(sed -n 's/^fabtrace_device_rx_packets_total{device="rxe0"} //p' "$TF/fabtrace.prom")
-	before() { $CHECK query "$PROM" "last_over_time(fabtrace_device_rx_packets_total{device=\"rxe0\"}[5m])" "$rx0" >/dev/null; }
-	ktap_assert "Prometheus scraped the device before the traffic ($rx0 packets)" wait_for 60 before
+	ktap_assert "Prometheus scraped the device before the traffic ($rx0 packets)" \
+		wait_for 60 dev_scraped "$rx0"
 else
 	ktap_skip "Prometheus scraped the device before the traffic" "$KINDEP_WHY"
 fi
@@ -266,12 +274,7 @@ log "${SECONDS}s: exports checked"
 if [ "$PROMETHEUS" = 1 ]; then
 	rx=$(sed -n 's/^fabtrace_device_rx_packets_total{device="rxe0"} //p' "$O/quiet.prom")
 	ce_all=$(jq '[.[] | select(.dev == "rxe0") | .cong.rx_ce] | add' "$O/qps.json")
-	# Each series' last sample scraped: under TCG a scrape can outlast its
-	# timeout, and Prometheus then marks every series of the target stale
-	# until the next one succeeds; an instant query would see nothing.
-	last() { echo "last_over_time($1[5m])"; }
-	scraped() { $CHECK query "$PROM" "$(last "fabtrace_device_rx_packets_total{device=\"rxe0\"}")" "$rx" >/dev/null; }
-	wait_for 30 scraped
+	wait_for 30 dev_scraped "$rx"
 	ktap_result "Prometheus: fabtrace_device_rx_packets_total == the exposition ($rx)" \
 		$CHECK query "$PROM" "$(last "fabtrace_device_rx_packets_total{device=\"rxe0\"}")" "$rx"
 	ktap_result "Prometheus: the groups' sum == the device total, CE == qp show ($ce_all)" \
