@@ -287,10 +287,13 @@ if [ "$PROMETHEUS" = 1 ]; then
 	# only appear once its QPs already counted their CE marks. The window
 	# spans Prometheus' whole life: on a loaded host the checks above can
 	# outlast five minutes, and a 5m rate then sees only the quiet end.
-	life="$((SECONDS - prom_up + 30))s"
+	# rated WINDOW: a packet rate > 0 over WINDOW, and the rules' series
+	rated() {
+		$CHECK query "$PROM" "sum(rate(fabtrace_device_rx_packets_total{device=\"rxe0\"}[$1])) > 0" &&
+			$CHECK query "$PROM" "count($(last "group:fabtrace_qps_rx_ce_packets:rate5m"))"
+	}
 	ktap_result "Prometheus: a packet rate over the traffic, and the recorded rules' series" \
-		eval '$CHECK query "$PROM" "sum(rate(fabtrace_device_rx_packets_total{device=\"rxe0\"}[$life])) > 0" &&
-		      $CHECK query "$PROM" "count($(last "group:fabtrace_qps_rx_ce_packets:rate5m"))"'
+		rated "$((SECONDS - prom_up + 30))s"
 	ktap_result "node_exporter: textfile read without error, the target up" \
 		eval '$CHECK query "$PROM" "$(last node_textfile_scrape_error)" 0 &&
 		      $CHECK query "$PROM" "max_over_time(up{job=\"node\"}[1m])" 1'
