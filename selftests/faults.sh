@@ -334,7 +334,7 @@ bw_wait() {
 	cli='' srv=''
 	sed 's/^/# A: /' "$T/$1.cli" | grep -v '^# A: *$' | tail -n 12
 	# the result line: #bytes #iterations BW-peak BW-average MsgRate
-	BW_BYTES=$(awk '$1 == '"$SIZE"' && NF >= 5 && $2 ~ /^[0-9]+$/ { print $1 * $2; exit }' "$T/$1.cli")
+	BW_BYTES=$(awk '$1 == '"$SIZE"' && NF >= 5 && $2 ~ /^[0-9]+$/ { printf "%.0f\n", $1 * $2; exit }' "$T/$1.cli")
 	BW_BYTES=${BW_BYTES:-0}
 	log "ib_write_bw ($1): client exit $crc, server exit $src, reported $BW_BYTES bytes"
 	[ "$crc" = 0 ] && [ "$src" = 0 ] && [ "$BW_BYTES" -gt 0 ]
