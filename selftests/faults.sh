@@ -476,10 +476,15 @@ log "before modprobe: $mem0; after: $mem1"
 log "modprobe fabtrace under pressure: exit $rc in $("$PY" -c "print('%.2f' % ($tl1 - $tl0))") s $(cat "$T/modprobe.err")"
 if [ "$rc" = 0 ]; then
 	ktap_ok "pressure: modprobe fabtrace with $nq QPs on rxe0 succeeded"
+	# counted again now: the reload part's perftest may have ended (its
+	# QPs gone) since the count before the load; and again after, so
+	# that no QP came or went between the two sides' counts
+	nq1=$(rdma_qps)
 	live=$(ft_live) af=$(stat_of alloc_fail) ov=$(stat_of overflow)
-	log "pressure: rdma lists $nq QPs; fabtrace: $live live entries, alloc_fail $af, overflow $ov"
-	ktap_result "pressure: every QP is a live entry or counted in alloc_fail ($live + $af == $nq)" \
-		test $((live + af)) -eq "$nq" -a "$ov" -eq 0
+	nq2=$(rdma_qps)
+	log "pressure: rdma lists $nq QPs before the load, $nq1 and $nq2 around fabtrace's count: $live live entries, alloc_fail $af, overflow $ov"
+	ktap_result "pressure: every QP is a live entry or counted in alloc_fail ($live + $af == $nq1 == $nq2)" \
+		test $((live + af)) -eq "$nq1" -a "$nq1" -eq "$nq2" -a "$ov" -eq 0
 else
 	ktap_result "pressure: modprobe failed cleanly (exit $rc, nothing left loaded)" \
 		test ! -e /sys/module/fabtrace
