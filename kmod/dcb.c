@@ -544,10 +544,10 @@ struct dcb_net {
 static unsigned int dcb_net_id;
 
 /*
- * Any context but NMI (rtnetlink notifies from softirqs too); with
- * FTRACE_OPS_FL_RECURSION, preemption is off throughout.  A namespace
- * being dismantled may still notify (a driver's event work, without the
- * RTNL): once its count is zero, cleanup_net() waits for an RCU grace
+ * Any context but NMI (rtnetlink notifies from softirqs too); hooked with
+ * FTRACE_OPS_FL_RECURSION (ft_hook_on()), preemption is off throughout.
+ * A namespace being dismantled may still notify (a driver's event work,
+ * without the RTNL): once its count is zero, cleanup_net() waits for an RCU grace
  * period before any exit, so a callback that saw the count above zero has
  * queued its work before dcb_net_exit() cancels it.
  */
@@ -576,12 +576,13 @@ static void notrace dcb_sk_err_cb(unsigned long ip, unsigned long parent_ip,
 	dcb_changed((struct net *)ft_arg(fregs, 0), (u32)ft_arg(fregs, 1));
 }
 
-static struct ftrace_ops dcb_hooks[] = {
-	{ .func = dcb_notify_cb, .flags = FTRACE_OPS_FL_RECURSION },
-	{ .func = dcb_sk_err_cb, .flags = FTRACE_OPS_FL_RECURSION },
+static struct {
+	const char *sym;
+	struct ftrace_ops ops;
+} dcb_hooks[] = {
+	{ "rtnl_notify", { .func = dcb_notify_cb } },
+	{ "rtnl_set_sk_err", { .func = dcb_sk_err_cb } },
 };
-
-static const char *const dcb_hook_syms[] = { "rtnl_notify", "rtnl_set_sk_err" };
 
 /*
  * At most one recheck a second per namespace: each reads every DCBNL port
@@ -630,10 +631,8 @@ static struct pernet_operations dcb_net_ops = {
 
 static void dcb_hooks_off(unsigned int n)
 {
-	while (n--) {
-		unregister_ftrace_function(&dcb_hooks[n]);
-		ftrace_free_filter(&dcb_hooks[n]);
-	}
+	while (n--)
+		ft_hook_off(&dcb_hooks[n].ops);
 }
 
 int ft_dcb_init(void)
@@ -641,29 +640,20 @@ int ft_dcb_init(void)
 	unsigned int i;
 	int err;
 
-	BUILD_BUG_ON(ARRAY_SIZE(dcb_hooks) != ARRAY_SIZE(dcb_hook_syms));
 	if (!IS_ENABLED(CONFIG_DCB))
 		return 0;
 	err = register_pernet_subsys(&dcb_net_ops);
 	if (err)
 		return err;
 	for (i = 0; i < ARRAY_SIZE(dcb_hooks); i++) {
-		const char *sym = dcb_hook_syms[i];
-
-		err = ftrace_set_filter(&dcb_hooks[i], (unsigned char *)sym,
-					strlen(sym), 1);
+		err = ft_hook_on(&dcb_hooks[i].ops, dcb_hooks[i].sym);
 		if (err)
 			goto err_hooks_off;
-		err = register_ftrace_function(&dcb_hooks[i]);
-		if (err)
-			goto err_free_filter;
 	}
 	return 0;
 
-err_free_filter:
-	ftrace_free_filter(&dcb_hooks[i]);
 err_hooks_off:
-	pr_err("cannot hook %s: %d\n", dcb_hook_syms[i], err);
+	pr_err("cannot hook %s: %d\n", dcb_hooks[i].sym, err);
 	dcb_hooks_off(i);
 	unregister_pernet_subsys(&dcb_net_ops);
 	return err;

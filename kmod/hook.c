@@ -195,19 +195,47 @@ static unsigned long mod_sym_addr(struct module *mod, const char *sym)
 	return addr;
 }
 
-static int fhook_filter(struct ftrace_ops *ops, struct ft_fhook *h)
+/* @ops on @sym: at @addr if given (rxe's, found by mod_sym_addr()). */
+static int ops_filter(struct ftrace_ops *ops, const char *sym,
+		      unsigned long addr)
 {
-	if (h->rxe)
-		return ftrace_set_filter_ip(ops, h->addr, 0, 1);
-	return ftrace_set_filter(ops, (unsigned char *)h->sym,
-				 strlen(h->sym), 1);
+	if (addr)
+		return ftrace_set_filter_ip(ops, addr, 0, 1);
+	return ftrace_set_filter(ops, (unsigned char *)sym, strlen(sym), 1);
+}
+
+static int ops_on(struct ftrace_ops *ops, const char *sym, unsigned long addr)
+{
+	int err;
+
+	err = ops_filter(ops, sym, addr);
+	if (err)
+		return err;
+	err = register_ftrace_function(ops);
+	if (err)
+		ftrace_free_filter(ops);
+	return err;
+}
+
+/* A rare hook of another file (dcb.c) on a core kernel function. */
+int ft_hook_on(struct ftrace_ops *ops, const char *sym)
+{
+	ops->flags |= FTRACE_OPS_FL_RECURSION;
+	return ops_on(ops, sym, 0);
+}
+
+/* Returns once no CPU runs @ops' callback (ftrace waits them out). */
+void ft_hook_off(struct ftrace_ops *ops)
+{
+	unregister_ftrace_function(ops);
+	ftrace_free_filter(ops);
 }
 
 static int fhook_direct(struct ft_fhook *h)
 {
 	int err;
 
-	err = fhook_filter(&h->dops, h);
+	err = ops_filter(&h->dops, h->sym, h->addr);
 	if (err)
 		return err;
 	err = ft_direct_on(&h->dops, (unsigned long)h->tramp);
@@ -230,14 +258,9 @@ static int fhook_on(struct ft_fhook *h)
 		pr_info("%s has another direct caller: hooked by callback\n",
 			h->sym);
 	}
-	err = fhook_filter(&h->ops, h);
-	if (err)
-		return err;
 	h->ops.func = h->fn;
 	h->ops.flags = h->hot ? 0 : FTRACE_OPS_FL_RECURSION;
-	err = register_ftrace_function(&h->ops);
-	if (err)
-		ftrace_free_filter(&h->ops);
+	err = ops_on(&h->ops, h->sym, h->addr);
 out:
 	h->on = !err;
 	return err;
@@ -251,8 +274,7 @@ static void fhook_off(struct ft_fhook *h)
 		ft_direct_off(&h->dops, (unsigned long)h->tramp);
 		ftrace_free_filter(&h->dops);
 	} else {
-		unregister_ftrace_function(&h->ops);
-		ftrace_free_filter(&h->ops);
+		ft_hook_off(&h->ops);
 	}
 	h->direct = false;
 	h->on = false;

@@ -31,6 +31,8 @@ void ft_tramp_cqe(void);
 #define ft_tramp_cqe	NULL
 #endif
 
+int ft_hook_on(struct ftrace_ops *ops, const char *sym);
+void ft_hook_off(struct ftrace_ops *ops);
 int ft_hook_init(void);
 void ft_hook_exit(void);
 bool ft_hook_rxe_attached(void);
