@@ -84,7 +84,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ktap_plan 28
+ktap_plan 30
 
 # hold N FILE: ft_qps holding N unconnected QPs; its pid in HELD once they exist
 hold() {
@@ -260,6 +260,28 @@ ktap_result "qp show cgroup /ftexport.slice: flow J's server QPs, and /ftexport.
 	    all(q['cgroup'] == '/ftexport.slice' and q['comm'] == __import__('os').environ['WANT_COMM']
 	        for q in a)
 	    and c == []" "$O/qps_cg.json" "$O/j_srv.json" "$O/qps_cg_prefix.json"
+# Readers in cgroup namespaces of their own (unshare -C roots one at the
+# reader's cgroup): one rooted at a sibling learns neither flow J's cgroup
+# nor its id; one rooted at J's cgroup sees it as "/", with the same id.
+CG2=/sys/fs/cgroup/ftother.slice
+mkdir -p "$CG2"
+( echo "$BASHPID" >"$CG2/cgroup.procs" && exec unshare -C fabtrace -j qp show dev rxe0 ) \
+	>"$O/qps_cgns_other.json"
+( echo "$BASHPID" >"$CG/cgroup.procs" && exec unshare -C fabtrace -j qp show dev rxe0 ) \
+	>"$O/qps_cgns_own.json"
+rmdir "$CG2"
+# J: flow J's server QPs in a dump (a) of rxe0, as its ft_qps (b) lists them
+J="[q for q in a if q['qpn'] in [x['qpn'] for x in b['qps']]]"
+ktap_result "cgroup namespace rooted elsewhere: flow J's QPs without cgroup or cgroup_id" \
+	py "len($J) == len(b['qps']) > 0 and
+	    all('cgroup' not in q and 'cgroup_id' not in q for q in $J)" \
+	"$O/qps_cgns_other.json" "$O/j_srv.json"
+ktap_result "cgroup namespace rooted at flow J's cgroup: its QPs' cgroup is /, the same id" \
+	py "len($J) == len(b['qps']) > 0 and
+	    all(q.get('cgroup') == '/' and
+	        [r.get('cgroup_id') for r in c if r['dev'] == 'rxe0' and r['qpn'] == q['qpn']] ==
+	        [q.get('cgroup_id')] for q in $J)" \
+	"$O/qps_cgns_own.json" "$O/j_srv.json" "$O/qps.json"
 # the job's cgroup goes: its retained QPs lose their path, not their group
 rmdir "$CG"
 fabtrace -j qp show >"$O/qps_nocg.json"
