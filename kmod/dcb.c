@@ -544,12 +544,13 @@ struct dcb_net {
 static unsigned int dcb_net_id;
 
 /*
- * Any context but NMI (rtnetlink notifies from softirqs too); hooked with
- * FTRACE_OPS_FL_RECURSION (ft_hook_on()), preemption is off throughout.
- * A namespace being dismantled may still notify (a driver's event work,
- * without the RTNL): once its count is zero, cleanup_net() waits for an RCU grace
- * period before any exit, so a callback that saw the count above zero has
- * queued its work before dcb_net_exit() cancels it.
+ * Any context but NMI (rtnetlink notifies from softirqs too); hooked
+ * by ft_hook_on(), inside ftrace's recursion guard, so preemption is off
+ * throughout.  A namespace being dismantled may still notify (a driver's
+ * event work, without the RTNL): once its count is zero, cleanup_net()
+ * waits for an RCU grace period before any exit, so a callback that saw
+ * the count above zero has queued its work before dcb_net_exit() cancels
+ * it.
  */
 static void notrace dcb_changed(struct net *net, u32 group)
 {
@@ -580,8 +581,8 @@ static struct {
 	const char *sym;
 	struct ftrace_ops ops;
 } dcb_hooks[] = {
-	{ "rtnl_notify", { .func = dcb_notify_cb } },
-	{ "rtnl_set_sk_err", { .func = dcb_sk_err_cb } },
+	{ .sym = "rtnl_notify", .ops.func = dcb_notify_cb },
+	{ .sym = "rtnl_set_sk_err", .ops.func = dcb_sk_err_cb },
 };
 
 /*

@@ -204,31 +204,54 @@ static int ops_filter(struct ftrace_ops *ops, const char *sym,
 	return ftrace_set_filter(ops, (unsigned char *)sym, strlen(sym), 1);
 }
 
+/*
+ * Frees @ops' filter and leaves @ops as at load, @func its callback, so
+ * that it can be set up again (rdma_rxe unloaded and loaded anew):
+ * ftrace_free_filter() leaves the freed hash in @ops (before 6.15), which
+ * the next filter would free again, and a direct call refuses an ops that
+ * a past registration left its func and trampoline in.  @ops is on no
+ * ftrace list.
+ */
+static void ops_reset(struct ftrace_ops *ops, ftrace_func_t func)
+{
+	ftrace_free_filter(ops);
+	*ops = (struct ftrace_ops){ .func = func };
+}
+
+/* @ops, its func and flags set by the caller, on @sym (ops_filter()). */
 static int ops_on(struct ftrace_ops *ops, const char *sym, unsigned long addr)
 {
 	int err;
 
 	err = ops_filter(ops, sym, addr);
+	if (!err)
+		err = register_ftrace_function(ops);
 	if (err)
-		return err;
-	err = register_ftrace_function(ops);
-	if (err)
-		ftrace_free_filter(ops);
+		ops_reset(ops, ops->func);
 	return err;
 }
 
-/* A rare hook of another file (dcb.c) on a core kernel function. */
+/*
+ * @ops->func at each entry of the kernel's function @sym, inside ftrace's
+ * recursion guard: never nested on a CPU, preemption off throughout
+ * (dcb.c relies on it).
+ */
 int ft_hook_on(struct ftrace_ops *ops, const char *sym)
 {
 	ops->flags |= FTRACE_OPS_FL_RECURSION;
 	return ops_on(ops, sym, 0);
 }
 
-/* Returns once no CPU runs @ops' callback (ftrace waits them out). */
+/*
+ * Returns once no CPU runs @ops' callback: ops in module memory are
+ * FTRACE_OPS_FL_DYNAMIC, whose removal waits for every task and CPU.
+ * Should that fail (ftrace has shut itself down), @ops is left as it is.
+ */
 void ft_hook_off(struct ftrace_ops *ops)
 {
-	unregister_ftrace_function(ops);
-	ftrace_free_filter(ops);
+	if (WARN_ON(unregister_ftrace_function(ops)))
+		return;
+	ops_reset(ops, ops->func);
 }
 
 static int fhook_direct(struct ft_fhook *h)
@@ -236,11 +259,10 @@ static int fhook_direct(struct ft_fhook *h)
 	int err;
 
 	err = ops_filter(&h->dops, h->sym, h->addr);
-	if (err)
-		return err;
-	err = ft_direct_on(&h->dops, (unsigned long)h->tramp);
+	if (!err)
+		err = ft_direct_on(&h->dops, (unsigned long)h->tramp);
 	if (err) {
-		ftrace_free_filter(&h->dops);
+		ops_reset(&h->dops, NULL);
 		return err;
 	}
 	h->direct = true;
@@ -251,6 +273,9 @@ static int fhook_on(struct ft_fhook *h)
 {
 	int err;
 
+	/* by name, an rxe hook could land on another module's function */
+	if (WARN_ON_ONCE(h->rxe && !h->addr))
+		return -ENOENT;
 	if (h->tramp && use_direct) {
 		err = fhook_direct(h);
 		if (err != -EBUSY)
@@ -271,11 +296,12 @@ static void fhook_off(struct ft_fhook *h)
 	if (!h->on)
 		return;
 	if (h->direct) {
-		ft_direct_off(&h->dops, (unsigned long)h->tramp);
-		ftrace_free_filter(&h->dops);
+		if (!WARN_ON(ft_direct_off(&h->dops, (unsigned long)h->tramp)))
+			ops_reset(&h->dops, NULL);
 	} else {
 		ft_hook_off(&h->ops);
 	}
+	h->addr = 0;
 	h->direct = false;
 	h->on = false;
 }

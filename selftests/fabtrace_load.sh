@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # fabtrace.ko loads and unloads cleanly, before and after an rxe device exists;
 # its hot hooks are direct calls, or ftrace callbacks with direct=0; it hooks
-# rdma_rxe's functions, not another module's of the same names.
+# rdma_rxe's functions, not another module's of the same names, and hooks
+# them again when rdma_rxe is unloaded and loaded again.
 # timeout=180
 set -euo pipefail
 . "$(dirname "$(readlink -f "$0")")/lib.sh"
@@ -50,7 +51,7 @@ decoy_untouched() {
 		! grep '\[ft_decoy\]' /sys/kernel/tracing/enabled_functions | sed 's/^/# hooked: /'
 }
 
-ktap_plan 13
+ktap_plan 17
 ktap_result "modprobe fabtrace with no RDMA device" modprobe fabtrace
 ktap_result "fabtrace is live" loaded
 # make bench's timers (and their fake events) are built into its own module
@@ -74,6 +75,16 @@ ktap_result "rmmod fabtrace with rxe0 present" rmmod fabtrace
 ktap_result "no function is left hooked by fabtrace" no_hooks
 ktap_result "modprobe fabtrace direct=0 with rxe0 present" modprobe fabtrace direct=0
 ktap_result "direct=0: the same three are ftrace callbacks" hot_hooks callback
+# rdma_rxe unloaded and loaded again under one load of fabtrace: its
+# hooks come off, and go on again (each ftrace_ops set up a second time,
+# a third): as callbacks, then as direct calls.
+rxe_gone() { ! grep -q '\[rdma_rxe\]' /sys/kernel/tracing/enabled_functions; }
+rxe_reloaded() { rxe_down self && rmmod rdma_rxe && rxe_gone && rxe_up self && hot_hooks "$1"; }
+fabtrace_direct() { rmmod fabtrace && modprobe fabtrace && hot_hooks direct; }
+ktap_result "direct=0: rdma_rxe unloaded and loaded again, hooked again by callback" rxe_reloaded callback
+ktap_result "modprobe fabtrace again, direct calls" fabtrace_direct
+ktap_result "rdma_rxe unloaded and loaded again, hooked again by direct call" rxe_reloaded direct
+ktap_result "rdma_rxe unloaded and loaded a third time, hooked again by direct call" rxe_reloaded direct
 ktap_result "rxe0 removed while fabtrace is loaded" rxe_down self
 # Drop the other ib_core users so modprobe -r can take ib_core with it.
 modprobe -r -a nvme_rdma nvmet_rdma rdma_ucm rdma_rxe rdma_cm iw_cm ib_cm ib_uverbs 2>/dev/null || true
