@@ -4,6 +4,8 @@
 #define _FABTRACE_FT_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "nl.h"
 #include "out.h"
@@ -39,5 +41,33 @@ struct nl *ft_nl(struct ft *ft);
  * device".  0, or -1 with the error printed.
  */
 int ft_check_dev(struct ft *ft, const char *dev);
+
+/*
+ * The records of a command that has one a port (policy-get, pfc-get): what
+ * is asked (@dev, @port; the kernel filters), what came (@n records of
+ * @size bytes at @v, each from @parse).
+ */
+struct ft_ports {
+	uint8_t cmd;
+	uint16_t a_dev, a_port;		/* the request's attributes */
+	int (*parse)(const struct nlmsghdr *nlh, void *rec);
+	size_t size;
+	const char *dev;
+	uint32_t port;
+	bool has_port;
+	void *v;			/* malloc'd; the caller frees it */
+	size_t n;
+};
+
+/* A request of @cmd for @p's device and port. */
+struct nlmsghdr *ft_ports_req(struct nl *nl, const struct ft_ports *p,
+			      uint8_t cmd, bool dump);
+
+/*
+ * The records: one port's (@dump false), or a dump's, where a device that
+ * has none of them gets the kernel's error, or "has no port N".  0, or -1
+ * with the error printed (@what names the command).
+ */
+int ft_ports_get(struct ft *ft, struct ft_ports *p, bool dump, const char *what);
 
 #endif /* _FABTRACE_FT_H */

@@ -110,52 +110,18 @@ static void print_pfc(struct out *o, const struct ft_pfc_rec *r, bool all)
 	out_obj_end(o);
 }
 
-/* What a dump asks for, and what it collected. */
-struct pfc_req {
-	const char *dev;
-	uint32_t port;
-	bool has_port;
-	struct ft_pfc_rec *v;
-	size_t n;
-};
-
-static int pfc_cb(const struct nlmsghdr *nlh, void *data)
+static int parse_pfc(const struct nlmsghdr *nlh, void *rec)
 {
-	const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
-	struct pfc_req *q = data;
-
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*g) ||
-	    g->cmd != FABTRACE_CMD_PFC_GET)
-		return MNL_CB_OK;
-	q->v = xrealloc(q->v, (q->n + 1) * sizeof(*q->v));
-	if (ft_parse_pfc(nlh, &q->v[q->n])) {
-		errno = EBADMSG;
-		return MNL_CB_ERROR;
-	}
-	q->n++;
-	return MNL_CB_OK;
-}
-
-static void pfc_restart(void *data)
-{
-	((struct pfc_req *)data)->n = 0;
-}
-
-static struct nlmsghdr *pfc_build(struct nl *nl, void *data)
-{
-	const struct pfc_req *q = data;
-	struct nlmsghdr *nlh = nl_req(nl, FABTRACE_CMD_PFC_GET, true);
-
-	if (q->dev)
-		mnl_attr_put_strz(nlh, FABTRACE_A_PFC_DEV_NAME, q->dev);
-	if (q->has_port)
-		mnl_attr_put_u32(nlh, FABTRACE_A_PFC_PORT, q->port);
-	return nlh;
+	return ft_parse_pfc(nlh, rec);
 }
 
 static int pfc_show(struct ft *ft, int argc, char **argv)
 {
-	struct pfc_req q = { NULL, 0, false, NULL, 0 };
+	struct ft_pfc_rec *v;
+	struct ft_ports q = {
+		.cmd = FABTRACE_CMD_PFC_GET, .a_dev = FABTRACE_A_PFC_DEV_NAME,
+		.a_port = FABTRACE_A_PFC_PORT, .parse = parse_pfc, .size = sizeof(*v),
+	};
 	const struct arg args[] = {
 		{ .key = "help", .kind = ARG_HELP },
 		ARG_DEV(&q.dev),
@@ -163,7 +129,6 @@ static int pfc_show(struct ft *ft, int argc, char **argv)
 		  .seen = &q.has_port, .why = "not a port number 1..255" },
 		{ .key = NULL }
 	};
-	struct nl *nl;
 	size_t i;
 	int ret;
 
@@ -172,22 +137,13 @@ static int pfc_show(struct ft *ft, int argc, char **argv)
 		return pfc_help(ft, 0, NULL);
 	if (ret)
 		return -1;
-	nl = ft_nl(ft);
-	if (!nl)
-		return -1;
-	ret = nl_dump(nl, pfc_build, pfc_cb, pfc_restart, &q, "pfc show");
-	if (!ret && q.dev && !q.n) {
-		ret = ft_check_dev(ft, q.dev);
-		if (!ret) {
-			ft_err("pfc show: device %s has no port %u", q.dev, q.port);
-			ret = -1;
-		}
-	}
+	ret = ft_ports_get(ft, &q, true, "pfc show");
+	v = q.v;
 	if (!ret) {
 		if (ft->json)
 			out_list_begin(ft->out);
 		for (i = 0; i < q.n; i++)
-			print_pfc(ft->out, &q.v[i], ft->stats);
+			print_pfc(ft->out, &v[i], ft->stats);
 		if (ft->json)
 			out_list_end(ft->out);
 	}

@@ -551,59 +551,22 @@ int policy_parse_set(int argc, char **argv, struct policy_req *r)
 
 /* --- commands ------------------------------------------------------------ */
 
-/* What a dump asks for, and what it collected. */
-struct show_req {
-	const char *dev;
-	uint32_t port;
-	bool has_port;
-	struct ft_policy_rec *v;
-	size_t n;
-};
-
-static int policy_cb(const struct nlmsghdr *nlh, void *data)
+static int parse_policy(const struct nlmsghdr *nlh, void *rec)
 {
-	const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
-	struct show_req *l = data;
-
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*g) ||
-	    g->cmd != FABTRACE_CMD_POLICY_GET)
-		return MNL_CB_OK;
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	if (ft_parse_policy(nlh, &l->v[l->n])) {
-		errno = EBADMSG;
-		return MNL_CB_ERROR;
-	}
-	l->n++;
-	return MNL_CB_OK;
+	return ft_parse_policy(nlh, rec);
 }
 
-static void policy_restart(void *data)
-{
-	((struct show_req *)data)->n = 0;
-}
-
-static struct nlmsghdr *put_sel(struct nl *nl, uint8_t cmd, bool dump,
-				const char *dev, bool has_port, uint32_t port)
-{
-	struct nlmsghdr *nlh = nl_req(nl, cmd, dump);
-
-	if (dev)
-		mnl_attr_put_strz(nlh, FABTRACE_A_POLICY_DEV_NAME, dev);
-	if (has_port)
-		mnl_attr_put_u32(nlh, FABTRACE_A_POLICY_PORT, port);
-	return nlh;
-}
-
-static struct nlmsghdr *show_build(struct nl *nl, void *data)
-{
-	const struct show_req *q = data;
-
-	return put_sel(nl, FABTRACE_CMD_POLICY_GET, true, q->dev, q->has_port, q->port);
-}
+/* The policy of @dev's @port (all of dev's, all devices' if not given). */
+#define POLICY_PORTS(d, hp, p) {					\
+	.cmd = FABTRACE_CMD_POLICY_GET, .a_dev = FABTRACE_A_POLICY_DEV_NAME,	\
+	.a_port = FABTRACE_A_POLICY_PORT, .parse = parse_policy,	\
+	.size = sizeof(struct ft_policy_rec), .dev = (d), .has_port = (hp),	\
+	.port = (p) }
 
 static int policy_show(struct ft *ft, int argc, char **argv)
 {
-	struct show_req q = { NULL, 0, false, NULL, 0 };
+	struct ft_ports q = POLICY_PORTS(NULL, false, 0);
+	const struct ft_policy_rec *v;
 	bool commands = false;
 	const struct arg args[] = {
 		{ .key = "help", .kind = ARG_HELP },
@@ -613,7 +576,6 @@ static int policy_show(struct ft *ft, int argc, char **argv)
 		{ .key = "commands", .kind = ARG_FLAG, .dst = &commands },
 		{ .key = NULL }
 	};
-	struct nl *nl;
 	size_t i;
 	int ret;
 
@@ -622,27 +584,17 @@ static int policy_show(struct ft *ft, int argc, char **argv)
 		return policy_help(ft, 0, NULL);
 	if (ret)
 		return -1;
-	nl = ft_nl(ft);
-	if (!nl)
-		return -1;
 	/* the kernel filters the dump by what q names */
-	ret = nl_dump(nl, show_build, policy_cb, policy_restart, &q, "policy show");
-	if (!ret && q.dev && !q.n) {
-		/* the kernel's word on the device; else the port is wrong */
-		ret = ft_check_dev(ft, q.dev);
-		if (!ret) {
-			ft_err("policy show: device %s has no port %u", q.dev, q.port);
-			ret = -1;
-		}
-	}
+	ret = ft_ports_get(ft, &q, true, "policy show");
+	v = q.v;
 	if (!ret) {
 		if (ft->json)
 			out_list_begin(ft->out);
 		for (i = 0; i < q.n; i++) {
 			if (commands)
-				print_policy_command(ft->out, &q.v[i]);
+				print_policy_command(ft->out, &v[i]);
 			else
-				print_policy(ft->out, &q.v[i], ft->stats);
+				print_policy(ft->out, &v[i], ft->stats);
 		}
 		if (ft->json)
 			out_list_end(ft->out);
@@ -653,7 +605,8 @@ static int policy_show(struct ft *ft, int argc, char **argv)
 
 static int policy_set(struct ft *ft, int argc, char **argv)
 {
-	struct show_req cur = { NULL, 0, false, NULL, 0 };
+	struct ft_ports cur;
+	const struct ft_policy_rec *v;
 	struct policy_req r;
 	struct nlmsghdr *nlh;
 	struct nlattr *nest;
@@ -669,22 +622,23 @@ static int policy_set(struct ft *ft, int argc, char **argv)
 	nl = ft_nl(ft);
 	if (!nl)
 		return -1;
+	cur = (struct ft_ports)POLICY_PORTS(r.dev, r.has_port, r.port);
 	/* map entries without "default" change the map the port has */
 	if ((r.cfg.have & (1u << CFG(DSCP_MAP))) && !r.map_default) {
-		ret = nl_do(nl, put_sel(nl, FABTRACE_CMD_POLICY_GET, false, r.dev,
-					r.has_port, r.port), policy_cb, &cur, "policy set");
-		if (!ret && (cur.n != 1 || !(cur.v[0].cfg.have & (1u << CFG(DSCP_MAP))))) {
+		ret = ft_ports_get(ft, &cur, false, "policy set");
+		v = cur.v;
+		if (!ret && (cur.n != 1 || !(v[0].cfg.have & (1u << CFG(DSCP_MAP))))) {
 			ft_err("policy set: the kernel sent no dscp-map");
 			ret = -1;
 		}
 		for (d = 0; !ret && d < 64; d++)
 			if (!(r.map_set & (1ull << d)))
-				r.cfg.dscp[d] = cur.v[0].cfg.dscp[d];
+				r.cfg.dscp[d] = v[0].cfg.dscp[d];
 		free(cur.v);
 		if (ret)
 			return -1;
 	}
-	nlh = put_sel(nl, FABTRACE_CMD_POLICY_SET, false, r.dev, r.has_port, r.port);
+	nlh = ft_ports_req(nl, &cur, FABTRACE_CMD_POLICY_SET, false);
 	nest = mnl_attr_nest_start(nlh, FABTRACE_A_POLICY_CONFIG);
 	for (i = 1; i <= FABTRACE_A_POLICY_CFG_MAX; i++) {
 		if (!(r.cfg.have & (1u << i)))
