@@ -209,11 +209,14 @@ static int ops_filter(struct ftrace_ops *ops, const char *sym,
  * that it can be set up again (rdma_rxe unloaded and loaded anew):
  * ftrace_free_filter() leaves the freed hash in @ops (before 6.15), which
  * the next filter would free again, and a direct call refuses an ops that
- * a past registration left its func and trampoline in.  @ops is on no
- * ftrace list.
+ * a failed registration (6.1) left its func and trampoline in.  An ops
+ * ftrace still holds (it failed to let go of it: ftrace shut itself down)
+ * is left as it is, leaked.
  */
 static void ops_reset(struct ftrace_ops *ops, ftrace_func_t func)
 {
+	if (ops->flags & FTRACE_OPS_FL_ENABLED)
+		return;
 	ftrace_free_filter(ops);
 	*ops = (struct ftrace_ops){ .func = func };
 }
@@ -245,12 +248,10 @@ int ft_hook_on(struct ftrace_ops *ops, const char *sym)
 /*
  * Returns once no CPU runs @ops' callback: ops in module memory are
  * FTRACE_OPS_FL_DYNAMIC, whose removal waits for every task and CPU.
- * Should that fail (ftrace has shut itself down), @ops is left as it is.
  */
 void ft_hook_off(struct ftrace_ops *ops)
 {
-	if (WARN_ON(unregister_ftrace_function(ops)))
-		return;
+	WARN_ON(unregister_ftrace_function(ops));
 	ops_reset(ops, ops->func);
 }
 
@@ -288,6 +289,8 @@ static int fhook_on(struct ft_fhook *h)
 	err = ops_on(&h->ops, h->sym, h->addr);
 out:
 	h->on = !err;
+	if (err)
+		h->addr = 0;
 	return err;
 }
 
@@ -296,8 +299,8 @@ static void fhook_off(struct ft_fhook *h)
 	if (!h->on)
 		return;
 	if (h->direct) {
-		if (!WARN_ON(ft_direct_off(&h->dops, (unsigned long)h->tramp)))
-			ops_reset(&h->dops, NULL);
+		WARN_ON(ft_direct_off(&h->dops, (unsigned long)h->tramp));
+		ops_reset(&h->dops, NULL);
 	} else {
 		ft_hook_off(&h->ops);
 	}
