@@ -20,22 +20,14 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
-#include <net/if.h>
-#include <netinet/in.h>
-#include <linux/if_packet.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "icrc.h"
-#include "pcap.h"
+#include "raw.h"
 
 #define ROCE_PORT	4791
 #define OPC_CNP		0x81
@@ -46,9 +38,6 @@
 #define BTH_LEN		12
 #define CNP_RSVD	16
 #define FRAME_LEN	(ETH_LEN + IP_LEN + UDP_LEN + BTH_LEN + CNP_RSVD + 4)
-
-static const char *prog = "ft_cnp";
-static volatile sig_atomic_t stop_sig;
 
 static struct {
 	const char *ifname, *pcap;
@@ -78,55 +67,7 @@ static void usage(void)
 "                       --ifname optional if --src-ip/--src-mac/--dst-mac given)\n"
 "  --timeout-s S        overall deadline (default 60; 0 = none)\n"
 "Prints {\"sent\",\"qpn\",\"bytes_per_frame\",...} on stdout.\n"
-"Exit: 0 ok, 1 failure, 2 usage, 3 deadline.\n", prog);
-}
-
-static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help'.\n", prog);
-	exit(2);
-}
-
-static long parse_int(const char *opt, const char *s, long min, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 0);
-	if (errno || end == s || *end)
-		usage_error("%s: '%s' is not an integer", opt, s);
-	if (v < min || v > max)
-		usage_error("%s: %ld is out of range [%ld, %ld]", opt, v, min, max);
-	return v;
-}
-
-static void parse_mac(const char *opt, const char *s, uint8_t mac[6])
-{
-	unsigned int b[6];
-	char extra;
-	int i;
-
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
-		   &extra) != 6)
-		usage_error("%s: '%s' is not a MAC address (xx:xx:xx:xx:xx:xx)", opt, s);
-	for (i = 0; i < 6; i++) {
-		if (b[i] > 0xff)
-			usage_error("%s: '%s' is not a MAC address", opt, s);
-		mac[i] = b[i];
-	}
-}
-
-static void parse_ip(const char *opt, const char *s, struct in_addr *a)
-{
-	if (inet_pton(AF_INET, s, a) != 1)
-		usage_error("%s: '%s' is not an IPv4 address", opt, s);
+"Exit: 0 ok, 1 failure, 2 usage, 3 deadline.\n", raw_prog);
 }
 
 static void parse(int argc, char **argv)
@@ -151,144 +92,37 @@ static void parse(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	char *end;
 	int o;
 
-	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((o = raw_getopt(argc, argv, opts, usage)) != -1) {
 		switch (o) {
-		case O_IF:
-			if (!*optarg || strlen(optarg) >= IFNAMSIZ)
-				usage_error("--ifname: '%s' is not an interface name", optarg);
-			c.ifname = optarg;
-			break;
-		case O_DIP: parse_ip("--dst-ip", optarg, &c.dst_ip); c.have_dst_ip = true; break;
-		case O_SIP: parse_ip("--src-ip", optarg, &c.src_ip); c.have_src_ip = true; break;
-		case O_DMAC: parse_mac("--dst-mac", optarg, c.dst_mac); c.have_dst_mac = true; break;
-		case O_SMAC: parse_mac("--src-mac", optarg, c.src_mac); c.have_src_mac = true; break;
-		case O_QPN: c.qpn = parse_int("--qpn", optarg, 0, 0xffffff); break;
-		case O_COUNT: c.count = parse_int("--count", optarg, 1, 1000000000); break;
+		case O_IF: c.ifname = raw_parse_ifname(optarg); break;
+		case O_DIP: raw_parse_ip("--dst-ip", optarg, &c.dst_ip); c.have_dst_ip = true; break;
+		case O_SIP: raw_parse_ip("--src-ip", optarg, &c.src_ip); c.have_src_ip = true; break;
+		case O_DMAC: raw_parse_mac("--dst-mac", optarg, c.dst_mac); c.have_dst_mac = true; break;
+		case O_SMAC: raw_parse_mac("--src-mac", optarg, c.src_mac); c.have_src_mac = true; break;
+		case O_QPN: c.qpn = raw_parse_int("--qpn", optarg, 0, 0xffffff); break;
+		case O_COUNT: c.count = raw_parse_int("--count", optarg, 1, 1000000000); break;
 		case O_INTERVAL:
-			c.interval_us = parse_int("--interval-us", optarg, 0, 60000000);
+			c.interval_us = raw_parse_int("--interval-us", optarg, 0, 60000000);
 			break;
-		case O_DSCP: c.dscp = parse_int("--dscp", optarg, 0, 63); break;
-		case O_ECN: c.ecn = parse_int("--ecn", optarg, 0, 3); break;
-		case O_SPORT: c.sport = parse_int("--sport", optarg, 1, 65535); break;
-		case O_PKEY: c.pkey = parse_int("--pkey", optarg, 0, 0xffff); break;
+		case O_DSCP: c.dscp = raw_parse_int("--dscp", optarg, 0, 63); break;
+		case O_ECN: c.ecn = raw_parse_int("--ecn", optarg, 0, 3); break;
+		case O_SPORT: c.sport = raw_parse_int("--sport", optarg, 1, 65535); break;
+		case O_PKEY: c.pkey = raw_parse_int("--pkey", optarg, 0, 0xffff); break;
 		case O_PCAP: c.pcap = optarg; break;
-		case O_TIMEOUT:
-			errno = 0;
-			c.timeout_s = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(c.timeout_s >= 0) ||
-			    c.timeout_s > 1e6)
-				usage_error("--timeout-s: '%s' is not a number of seconds", optarg);
-			break;
-		case 'h': usage(); exit(0);
-		default: fprintf(stderr, "Try '%s --help'.\n", prog); exit(2);
+		case O_TIMEOUT: c.timeout_s = raw_parse_timeout(optarg); break;
 		}
 	}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
 	if (!c.have_dst_ip)
-		usage_error("--dst-ip is required");
+		raw_usage_error("--dst-ip is required");
 	if (c.qpn < 0)
-		usage_error("--qpn is required");
+		raw_usage_error("--qpn is required");
 	if (!c.ifname && !(c.pcap && c.have_src_ip && c.have_src_mac && c.have_dst_mac))
-		usage_error("--ifname is required (with --pcap it may be left out if "
-			    "--src-ip, --src-mac and --dst-mac are all given)");
+		raw_usage_error("--ifname is required (with --pcap it may be left out if "
+				"--src-ip, --src-mac and --dst-mac are all given)");
 	if (c.sport < 0)
 		c.sport = 0xc000 | (c.qpn & 0x3fff);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void on_signal(int sig)
-{
-	stop_sig = sig;
-}
-
-static int ifreq_get(unsigned long req, struct ifreq *ifr)
-{
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret;
-
-	if (fd < 0)
-		return -1;
-	memset(ifr, 0, sizeof(*ifr));
-	snprintf(ifr->ifr_name, IFNAMSIZ, "%s", c.ifname);
-	ret = ioctl(fd, req, ifr);
-	close(fd);
-	return ret;
-}
-
-/* Complete (flags 0x2) ARP entry for DST on our interface. */
-static bool arp_lookup(uint8_t mac[6])
-{
-	char line[256], ip[64], hw[64], dev[64], want[INET_ADDRSTRLEN];
-	unsigned int type, flags;
-	FILE *f = fopen("/proc/net/arp", "r");
-	bool found = false;
-
-	if (!f)
-		return false;
-	inet_ntop(AF_INET, &c.dst_ip, want, sizeof(want));
-	if (!fgets(line, sizeof(line), f)) {	/* column titles */
-		fclose(f);
-		return false;
-	}
-	while (!found && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%63s %x %x %63s %*s %63s", ip, &type, &flags, hw, dev) != 5)
-			continue;
-		if (strcmp(ip, want) || strcmp(dev, c.ifname) || !(flags & 0x2))
-			continue;
-		unsigned int b[6];
-
-		if (sscanf(hw, "%x:%x:%x:%x:%x:%x", &b[0], &b[1], &b[2], &b[3], &b[4],
-			   &b[5]) == 6) {
-			for (int i = 0; i < 6; i++)
-				mac[i] = b[i];
-			found = true;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-/*
- * No entry yet: make the kernel resolve it by sending one UDP datagram to
- * the discard port (the peer answers port-unreachable at most; never 4791,
- * which would reach rxe), then watch the table for a few seconds.
- */
-static int resolve_mac(double deadline)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(9),
-				  .sin_addr = c.dst_ip };
-	double end = now() + 3;
-	int fd;
-
-	if (arp_lookup(c.dst_mac))
-		return 0;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd >= 0) {
-		/* Root may pin it to the interface; harmless if refused. */
-		setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, c.ifname, strlen(c.ifname));
-		sendto(fd, "", 0, 0, (struct sockaddr *)&sa, sizeof(sa));
-		close(fd);
-	}
-	if (deadline && deadline < end)
-		end = deadline;
-	while (now() < end && !stop_sig) {
-		usleep(20000);
-		if (arp_lookup(c.dst_mac))
-			return 0;
-	}
-	fprintf(stderr, "%s: no ARP entry for %s on %s; pass --dst-mac\n", prog,
-		inet_ntoa(c.dst_ip), c.ifname);
-	return -1;
 }
 
 static uint16_t ip_csum(const uint8_t *h, int len)
@@ -350,7 +184,7 @@ static uint32_t build(uint8_t *f)
 
 	icrc = ft_roce_icrc(ip, iplen - 4, &err);
 	if (err) {
-		fprintf(stderr, "%s: internal error: %s\n", prog, err);
+		fprintf(stderr, "%s: internal error: %s\n", raw_prog, err);
 		exit(1);
 	}
 	/* rxe stores the CRC as a little-endian word. */
@@ -361,129 +195,69 @@ static uint32_t build(uint8_t *f)
 	return icrc;
 }
 
-static void mac_str(const uint8_t *m, char *buf)
-{
-	sprintf(buf, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
-}
-
 int main(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	uint8_t frame[FRAME_LEN];
-	struct sockaddr_ll ll = { .sll_family = AF_PACKET, .sll_halen = 6 };
-	struct ft_pcap pc = { 0 };
+	struct raw_out out;
 	char smac[18], dmac[18], sip[INET_ADDRSTRLEN], dip[INET_ADDRSTRLEN];
 	double t0, deadline;
 	long sent = 0;
 	const char *error = NULL;
-	struct ifreq ifr;
 	uint32_t icrc;
-	int fd = -1, rc = 0;
+	int ifindex = 0, rc = 0;
 
+	raw_prog = "ft_cnp";
 	parse(argc, argv);
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	t0 = now();
+	raw_signals_init();
+	t0 = raw_now();
 	deadline = c.timeout_s > 0 ? t0 + c.timeout_s : 0;
 
 	if (c.ifname) {
-		if (ifreq_get(SIOCGIFINDEX, &ifr)) {
-			fprintf(stderr, "%s: interface '%s': %s\n", prog, c.ifname, strerror(errno));
+		if (raw_if_lookup(c.ifname, &ifindex, c.have_src_mac ? NULL : c.src_mac))
+			return 1;
+		if (!c.have_src_ip && raw_if_ipv4(c.ifname, &c.src_ip)) {
+			fprintf(stderr, "%s: %s has no IPv4 address (%s); pass --src-ip\n",
+				raw_prog, c.ifname, strerror(errno));
 			return 1;
 		}
-		ll.sll_ifindex = ifr.ifr_ifindex;
-		if (!c.have_src_mac) {
-			if (ifreq_get(SIOCGIFHWADDR, &ifr)) {
-				fprintf(stderr, "%s: MAC of %s: %s\n", prog, c.ifname,
-					strerror(errno));
-				return 1;
-			}
-			memcpy(c.src_mac, ifr.ifr_hwaddr.sa_data, 6);
-		}
-		if (!c.have_src_ip) {
-			if (ifreq_get(SIOCGIFADDR, &ifr)) {
-				fprintf(stderr, "%s: %s has no IPv4 address (%s); pass --src-ip\n",
-					prog, c.ifname, strerror(errno));
-				return 1;
-			}
-			c.src_ip = ((struct sockaddr_in *)&ifr.ifr_addr)->sin_addr;
-		}
-		if (!c.have_dst_mac && resolve_mac(deadline))
+		if (!c.have_dst_mac && raw_resolve_mac(c.ifname, c.dst_ip, c.dst_mac, deadline))
 			return 1;
 	}
 	icrc = build(frame);
-	memcpy(ll.sll_addr, c.dst_mac, 6);
 
-	if (c.pcap) {
-		if (ft_pcap_create(&pc, c.pcap)) {
-			fprintf(stderr, "%s: %s: %s\n", prog, c.pcap, strerror(errno));
-			return 1;
-		}
-	} else {
-		/* Protocol 0: send only, no copy of every received frame. */
-		fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
-		if (fd < 0) {
-			fprintf(stderr, "%s: AF_PACKET socket: %s%s\n", prog, strerror(errno),
+	if (raw_out_open(&out, c.pcap, c.ifname, ifindex, c.dst_mac, 0, CLOCK_MONOTONIC)) {
+		if (c.pcap)
+			fprintf(stderr, "%s: %s: %s\n", raw_prog, c.pcap, strerror(errno));
+		else
+			fprintf(stderr, "%s: AF_PACKET socket: %s%s\n", raw_prog, strerror(errno),
 				errno == EPERM ? " (needs CAP_NET_RAW)" : "");
-			return 1;
-		}
+		return 1;
 	}
 
 	struct timespec next;
 
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (sent < c.count) {
-		if (stop_sig) {
-			error = "interrupted";
-			rc = 1;
+		rc = raw_out_frame(&out, frame, FRAME_LEN, deadline, &error);
+		if (rc)
 			break;
-		}
-		if (deadline && now() >= deadline) {
-			error = "timed out";
-			rc = 3;
-			break;
-		}
-		if (c.pcap) {
-			if (ft_pcap_write(&pc, now(), frame, FRAME_LEN)) {
-				fprintf(stderr, "%s: %s: write failed\n", prog, c.pcap);
-				error = "pcap write failed";
-				rc = 1;
-				break;
-			}
-		} else if (sendto(fd, frame, FRAME_LEN, 0, (struct sockaddr *)&ll,
-				  sizeof(ll)) != FRAME_LEN) {
-			/* A full device queue is back-pressure, not failure. */
-			if (errno == ENOBUFS || errno == EAGAIN || errno == EINTR) {
-				usleep(100);
-				continue;
-			}
-			fprintf(stderr, "%s: sendto %s: %s\n", prog, c.ifname, strerror(errno));
-			error = "send failed";
-			rc = 1;
-			break;
-		}
 		sent++;
 		if (c.interval_us && sent < c.count) {
 			next.tv_nsec += (c.interval_us % 1000000) * 1000;
 			next.tv_sec += c.interval_us / 1000000 + next.tv_nsec / 1000000000;
 			next.tv_nsec %= 1000000000;
 			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR &&
-			       !stop_sig)
+			       !raw_stop)
 				;
 		}
 	}
-	if (fd >= 0)
-		close(fd);
-	if (c.pcap && pc.f && fclose(pc.f)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, c.pcap, strerror(errno));
+	if (raw_out_close(&out))
 		rc = rc ? rc : 1;
-	}
 	if (error)
-		fprintf(stderr, "%s: %s after %ld of %ld frames\n", prog, error, sent, c.count);
+		fprintf(stderr, "%s: %s after %ld of %ld frames\n", raw_prog, error, sent, c.count);
 
-	mac_str(c.src_mac, smac);
-	mac_str(c.dst_mac, dmac);
+	raw_mac_str(c.src_mac, smac);
+	raw_mac_str(c.dst_mac, dmac);
 	inet_ntop(AF_INET, &c.src_ip, sip, sizeof(sip));
 	inet_ntop(AF_INET, &c.dst_ip, dip, sizeof(dip));
 	printf("{\"prog\":\"ft_cnp\",\"sent\":%ld,\"count\":%ld,\"qpn\":%ld,\"bytes_per_frame\":%d,"
@@ -493,6 +267,6 @@ int main(int argc, char **argv)
 	       sent, c.count, c.qpn, FRAME_LEN, c.ifname ? c.ifname : "", smac, dmac, sip, dip,
 	       c.sport, c.dscp, c.ecn, c.pkey, icrc,
 	       c.pcap ? "\"" : "", c.pcap ? c.pcap : "null", c.pcap ? "\"" : "",
-	       now() - t0, error ? "\"" : "", error ? error : "null", error ? "\"" : "");
+	       raw_now() - t0, error ? "\"" : "", error ? error : "null", error ? "\"" : "");
 	return rc;
 }

@@ -29,21 +29,15 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
-#include <net/if.h>
-#include <linux/if_packet.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "pcap.h"
+#include "raw.h"
 
 #define ETH_P_MACCTL	0x8808
 #define OPC_PAUSE	0x0001
@@ -52,9 +46,6 @@
 #define VEC_RESERVED	0x0100	/* --malformed vector: bit 8 of the vector */
 #define NPRIO		8
 #define FRAME_LEN	60	/* the minimum frame without its FCS */
-
-static const char *prog = "ft_pfc";
-static volatile sig_atomic_t stop_sig;
 
 enum { BAD_NONE, BAD_OPCODE, BAD_VECTOR, BAD_DST };
 static const char *const bad_names[] = { "none", "opcode", "vector", "dst", NULL };
@@ -90,49 +81,7 @@ static void usage(void)
 "Prints {\"sent\",\"prio\",\"quanta\",\"frame_len\",\"first_ns\",\"last_ns\",...} on\n"
 "stdout; first_ns/last_ns are CLOCK_REALTIME ns just before the first and\n"
 "last frame went to the socket.\n"
-"Exit: 0 ok, 1 failure, 2 usage, 3 deadline.\n", prog);
-}
-
-static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help'.\n", prog);
-	exit(2);
-}
-
-static long parse_int(const char *opt, const char *s, long min, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 0);
-	if (errno || end == s || *end)
-		usage_error("%s: '%s' is not an integer", opt, s);
-	if (v < min || v > max)
-		usage_error("%s: %ld is out of range [%ld, %ld]", opt, v, min, max);
-	return v;
-}
-
-static void parse_mac(const char *opt, const char *s, uint8_t mac[6])
-{
-	unsigned int b[6];
-	char extra;
-	int i;
-
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
-		   &extra) != 6)
-		usage_error("%s: '%s' is not a MAC address (xx:xx:xx:xx:xx:xx)", opt, s);
-	for (i = 0; i < 6; i++) {
-		if (b[i] > 0xff)
-			usage_error("%s: '%s' is not a MAC address", opt, s);
-		mac[i] = b[i];
-	}
+"Exit: 0 ok, 1 failure, 2 usage, 3 deadline.\n", raw_prog);
 }
 
 /* "3", "0,3,5": each 0..7, in any order; a repeat is harmless. */
@@ -142,10 +91,10 @@ static uint8_t parse_prios(const char *s)
 	uint8_t mask = 0;
 
 	if (!*s)
-		usage_error("--prio: empty list");
+		raw_usage_error("--prio: empty list");
 	for (;;) {
 		if (*p < '0' || *p > '7' || (p[1] && p[1] != ','))
-			usage_error("--prio: '%s' is not a comma list of priorities 0..7", s);
+			raw_usage_error("--prio: '%s' is not a comma list of priorities 0..7", s);
 		mask |= 1 << (*p - '0');
 		if (!p[1])
 			return mask;
@@ -171,54 +120,39 @@ static void parse(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	char *end;
 	int o, i;
 
-	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((o = raw_getopt(argc, argv, opts, usage)) != -1) {
 		switch (o) {
-		case O_IF:
-			if (!*optarg || strlen(optarg) >= IFNAMSIZ)
-				usage_error("--ifname: '%s' is not an interface name", optarg);
-			c.ifname = optarg;
-			break;
-		case O_SMAC: parse_mac("--src-mac", optarg, c.src_mac); c.have_src_mac = true; break;
+		case O_IF: c.ifname = raw_parse_ifname(optarg); break;
+		case O_SMAC: raw_parse_mac("--src-mac", optarg, c.src_mac); c.have_src_mac = true; break;
 		case O_PRIO: c.prio_mask = parse_prios(optarg); c.have_prio = true; break;
-		case O_QUANTA: c.quanta = parse_int("--quanta", optarg, 0, 65535); break;
+		case O_QUANTA: c.quanta = raw_parse_int("--quanta", optarg, 0, 65535); break;
 		case O_GLOBAL: c.global = true; break;
-		case O_COUNT: c.count = parse_int("--count", optarg, 1, 1000000000); break;
+		case O_COUNT: c.count = raw_parse_int("--count", optarg, 1, 1000000000); break;
 		case O_INTERVAL:
-			c.interval_us = parse_int("--interval-us", optarg, 0, 60000000);
+			c.interval_us = raw_parse_int("--interval-us", optarg, 0, 60000000);
 			break;
 		case O_MALFORMED:
 			for (i = BAD_OPCODE; bad_names[i]; i++)
 				if (!strcmp(optarg, bad_names[i]))
 					break;
 			if (!bad_names[i])
-				usage_error("--malformed: '%s' is not one of opcode, vector, dst",
-					    optarg);
+				raw_usage_error("--malformed: '%s' is not one of opcode, vector, dst",
+						optarg);
 			c.malformed = i;
 			break;
 		case O_PCAP: c.pcap = optarg; break;
-		case O_TIMEOUT:
-			errno = 0;
-			c.timeout_s = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(c.timeout_s >= 0) ||
-			    c.timeout_s > 1e6)
-				usage_error("--timeout-s: '%s' is not a number of seconds", optarg);
-			break;
-		case 'h': usage(); exit(0);
-		default: fprintf(stderr, "Try '%s --help'.\n", prog); exit(2);
+		case O_TIMEOUT: c.timeout_s = raw_parse_timeout(optarg); break;
 		}
 	}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
 	if (!c.ifname && !(c.pcap && c.have_src_mac))
-		usage_error("--ifname is required (with --pcap it may be left out if "
-			    "--src-mac is given)");
+		raw_usage_error("--ifname is required (with --pcap it may be left out if "
+				"--src-mac is given)");
 	if (c.global && c.have_prio)
-		usage_error("--global pauses every priority: no --prio with it");
+		raw_usage_error("--global pauses every priority: no --prio with it");
 	if (c.global && c.malformed == BAD_VECTOR)
-		usage_error("--malformed vector: an 802.3x PAUSE has no vector");
+		raw_usage_error("--malformed vector: an 802.3x PAUSE has no vector");
 	if (c.global)
 		c.prio_mask = 0xff;
 }
@@ -229,24 +163,6 @@ static uint64_t clock_ns(clockid_t id)
 
 	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static void on_signal(int sig)
-{
-	stop_sig = sig;
-}
-
-static int ifreq_get(unsigned long req, struct ifreq *ifr)
-{
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret;
-
-	if (fd < 0)
-		return -1;
-	memset(ifr, 0, sizeof(*ifr));
-	snprintf(ifr->ifr_name, IFNAMSIZ, "%s", c.ifname);
-	ret = ioctl(fd, req, ifr);
-	close(fd);
-	return ret;
 }
 
 static void put16(uint8_t *p, unsigned int v)
@@ -284,11 +200,6 @@ static unsigned int build(uint8_t *f, uint8_t dst[6], long *vec)
 	return opc;
 }
 
-static void mac_str(const uint8_t *m, char *buf)
-{
-	sprintf(buf, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
-}
-
 /*
  * Sleeps until MONO_NS on CLOCK_MONOTONIC.  Returns 0 there, 3 when the
  * deadline comes first, 1 on a signal.
@@ -299,9 +210,9 @@ static int wait_until(uint64_t mono_ns, uint64_t deadline_ns)
 	struct timespec ts = { .tv_sec = t / 1000000000, .tv_nsec = t % 1000000000 };
 
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		if (stop_sig)
+		if (raw_stop)
 			return 1;
-	if (stop_sig)
+	if (raw_stop)
 		return 1;
 	return t == mono_ns ? 0 : 3;
 }
@@ -320,8 +231,8 @@ static void print_json(const char *error)
 	bool comma = false;
 	unsigned int p;
 
-	mac_str(c.src_mac, smac);
-	mac_str(r.dst, dmac);
+	raw_mac_str(c.src_mac, smac);
+	raw_mac_str(r.dst, dmac);
 	printf("{\"prog\":\"ft_pfc\",\"sent\":%ld,\"count\":%ld,\"prio\":[", r.sent, c.count);
 	for (p = 0; p < NPRIO; p++) {
 		if (c.prio_mask & 1 << p) {
@@ -353,7 +264,7 @@ static void print_json(const char *error)
 /* A setup failure: the message on stderr, the JSON with its error. */
 static int setup_failed(const char *error, const char *what)
 {
-	fprintf(stderr, "%s: %s: %s%s\n", prog, what, strerror(errno),
+	fprintf(stderr, "%s: %s: %s%s\n", raw_prog, what, strerror(errno),
 		errno == EPERM ? " (needs CAP_NET_RAW)" : "");
 	print_json(error);
 	return 1;
@@ -361,47 +272,38 @@ static int setup_failed(const char *error, const char *what)
 
 int main(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct sockaddr_ll ll = { .sll_family = AF_PACKET, .sll_halen = 6,
-				  .sll_protocol = htons(ETH_P_MACCTL) };
-	struct ft_pcap pc = { 0 };
+	struct raw_out out;
 	uint8_t frame[FRAME_LEN];
-	uint64_t deadline, t;
+	uint64_t deadline;
 	const char *error = NULL;
 	struct ifreq ifr;
-	int fd = -1, rc = 0, w;
+	int ifindex = 0, rc = 0, w;
 	char what[64];
 
+	raw_prog = "ft_pfc";
 	parse(argc, argv);
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	raw_signals_init();
 	r.t0 = clock_ns(CLOCK_MONOTONIC);
 	deadline = c.timeout_s > 0 ? r.t0 + (uint64_t)(c.timeout_s * 1e9) : 0;
 	r.opc = build(frame, r.dst, &r.vec);
 
 	if (c.ifname) {
 		snprintf(what, sizeof(what), "interface '%s'", c.ifname);
-		if (ifreq_get(SIOCGIFINDEX, &ifr))
+		if (raw_ifreq(c.ifname, SIOCGIFINDEX, &ifr))
 			return setup_failed("no such interface", what);
-		ll.sll_ifindex = ifr.ifr_ifindex;
+		ifindex = ifr.ifr_ifindex;
 		if (!c.have_src_mac) {
-			if (ifreq_get(SIOCGIFHWADDR, &ifr))
+			if (raw_ifreq(c.ifname, SIOCGIFHWADDR, &ifr))
 				return setup_failed("no MAC address", what);
 			memcpy(c.src_mac, ifr.ifr_hwaddr.sa_data, 6);
 			r.opc = build(frame, r.dst, &r.vec);
 		}
 	}
-	memcpy(ll.sll_addr, r.dst, 6);
-
-	if (c.pcap) {
-		if (ft_pcap_create(&pc, c.pcap))
+	if (raw_out_open(&out, c.pcap, c.ifname, ifindex, r.dst, htons(ETH_P_MACCTL),
+			 CLOCK_REALTIME)) {
+		if (c.pcap)
 			return setup_failed("cannot create the pcap file", c.pcap);
-	} else {
-		/* Protocol 0: send only, no copy of every received frame. */
-		fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			return setup_failed("cannot open an AF_PACKET socket", "AF_PACKET socket");
+		return setup_failed("cannot open an AF_PACKET socket", "AF_PACKET socket");
 	}
 
 	/* frame i at t0 + i * interval, whatever the sleeps before it took */
@@ -415,51 +317,21 @@ int main(int argc, char **argv)
 				break;
 			}
 		}
-		if (stop_sig) {
-			error = "interrupted";
-			rc = 1;
+		rc = raw_out_frame(&out, frame, FRAME_LEN, deadline / 1e9, &error);
+		if (rc)
 			break;
-		}
-		if (deadline && clock_ns(CLOCK_MONOTONIC) >= deadline) {
-			error = "timed out";
-			rc = 3;
-			break;
-		}
-		t = clock_ns(CLOCK_REALTIME);
-		if (c.pcap) {
-			if (ft_pcap_write(&pc, t / 1e9, frame, FRAME_LEN)) {
-				fprintf(stderr, "%s: %s: write failed\n", prog, c.pcap);
-				error = "pcap write failed";
-				rc = 1;
-				break;
-			}
-		} else if (sendto(fd, frame, FRAME_LEN, 0, (struct sockaddr *)&ll,
-				  sizeof(ll)) != FRAME_LEN) {
-			/* A full device queue is back-pressure, not failure. */
-			if (errno == ENOBUFS || errno == EAGAIN || errno == EINTR) {
-				usleep(100);
-				continue;
-			}
-			fprintf(stderr, "%s: sendto %s: %s\n", prog, c.ifname, strerror(errno));
-			error = "send failed";
-			rc = 1;
-			break;
-		}
 		if (!r.sent)
-			r.first_ns = t;
-		r.last_ns = t;
+			r.first_ns = out.stamp_ns;
+		r.last_ns = out.stamp_ns;
 		r.sent++;
 	}
-	if (fd >= 0)
-		close(fd);
-	if (c.pcap && pc.f && fclose(pc.f)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, c.pcap, strerror(errno));
+	if (raw_out_close(&out)) {
 		if (!error)
 			error = "pcap write failed";
 		rc = rc ? rc : 1;
 	}
 	if (error)
-		fprintf(stderr, "%s: %s after %ld of %ld frames\n", prog, error, r.sent, c.count);
+		fprintf(stderr, "%s: %s after %ld of %ld frames\n", raw_prog, error, r.sent, c.count);
 	print_json(error);
 	return rc;
 }

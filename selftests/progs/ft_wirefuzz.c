@@ -26,30 +26,20 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
-#include <linux/if_packet.h>
-#include <net/if.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "icrc.h"
-#include "pcap.h"
+#include "raw.h"
 #include "../../kmod/roce.h"
 
 #define PORT		4791
 #define MAX_LIVE	64
 #define FMAX		512
-
-static const char *prog = "ft_wirefuzz";
-static volatile sig_atomic_t stop_sig;
 
 enum fate { F_STACK, F_MAL, F_UNK, F_LIVE, F_MAX };
 static const char *const fate_names[F_MAX] = { "stack", "malformed", "unknown", "live" };
@@ -275,7 +265,7 @@ static void build(struct frame *f, const struct spec *s)
 	if (s->ipv6 || s->ihl == 5) {
 		icrc = ft_roce_icrc(ip, iphl + udplen - 4, &err);
 		if (err) {
-			fprintf(stderr, "%s: internal error: %s\n", prog, err);
+			fprintf(stderr, "%s: internal error: %s\n", raw_prog, err);
 			exit(1);
 		}
 	} else {
@@ -1056,7 +1046,7 @@ static void check_frame(struct cat *k, struct frame *f)
 	if (want != f->fate) {
 		if (check_fail++ < 20)
 			fprintf(stderr, "%s: check: %s frame (%d bytes) predicted %s, parser says %s "
-				"(err %d, slot %d/%d, payload %u/%u)\n", prog, k->name, f->len,
+				"(err %d, slot %d/%d, payload %u/%u)\n", raw_prog, k->name, f->len,
 				fate_names[f->fate], want == F_MAX ? "other class" : fate_names[want],
 				e, pkt.slot, f->slot, pkt.payload, f->payload);
 	}
@@ -1087,19 +1077,7 @@ static void usage(void)
 "  --timeout-s S          deadline (default 600; 0 = none)\n"
 "Prints one JSON line: frames sent and their predicted fate, by category and in\n"
 "total, and what each live QP must add to its rx counters.\n"
-"Exit: 0 ok, 1 failure, 2 usage, 3 deadline.\n", prog, MAX_LIVE);
-}
-
-static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help'.\n", prog);
-	exit(2);
+"Exit: 0 ok, 1 failure, 2 usage, 3 deadline.\n", raw_prog, MAX_LIVE);
 }
 
 static unsigned long long parse_u(const char *opt, const char *s, unsigned long long max)
@@ -1110,24 +1088,8 @@ static unsigned long long parse_u(const char *opt, const char *s, unsigned long 
 	errno = 0;
 	v = strtoull(s, &end, 0);
 	if (errno || end == s || *end || *s == '-' || v > max)
-		usage_error("%s: '%s' is not an integer in [0, %llu]", opt, s, max);
+		raw_usage_error("%s: '%s' is not an integer in [0, %llu]", opt, s, max);
 	return v;
-}
-
-static void parse_mac(const char *opt, const char *s, uint8_t mac[6])
-{
-	unsigned int b[6];
-	char extra;
-	int i;
-
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
-		   &extra) != 6)
-		usage_error("%s: '%s' is not a MAC address", opt, s);
-	for (i = 0; i < 6; i++) {
-		if (b[i] > 0xff)
-			usage_error("%s: '%s' is not a MAC address", opt, s);
-		mac[i] = b[i];
-	}
 }
 
 static void parse_live(const char *s)
@@ -1136,14 +1098,14 @@ static void parse_live(const char *s)
 	int n = c.nlive;
 
 	if (n >= MAX_LIVE)
-		usage_error("--live-qpn: at most %d", MAX_LIVE);
+		raw_usage_error("--live-qpn: at most %d", MAX_LIVE);
 	snprintf(buf, sizeof(buf), "%s", s);
 	a = strchr(buf, ':');
 	if (a) {
 		*a++ = 0;
 		b = strchr(a, ':');
 		if (!b)
-			usage_error("--live-qpn: '%s' is not QPN or QPN:RQPSN:SQPSN", s);
+			raw_usage_error("--live-qpn: '%s' is not QPN or QPN:RQPSN:SQPSN", s);
 		*b++ = 0;
 		c.live_rq_psn[n] = parse_u("--live-qpn", a, 0xffffff);
 		c.live_sq_psn[n] = parse_u("--live-qpn", b, 0xffffff);
@@ -1151,7 +1113,7 @@ static void parse_live(const char *s)
 	}
 	c.live_qpn[n] = parse_u("--live-qpn", buf, 0xffffff);
 	if (c.live_qpn[n] == 0 || c.live_qpn[n] == 0xffffff)
-		usage_error("--live-qpn: %u is not a QP's number", c.live_qpn[n]);
+		raw_usage_error("--live-qpn: %u is not a QP's number", c.live_qpn[n]);
 	c.nlive++;
 }
 
@@ -1180,39 +1142,26 @@ static void parse(int argc, char **argv)
 		{ }
 	};
 	bool have_sip6 = false;
-	char *end;
 	size_t k;
 	int o;
 
-	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((o = raw_getopt(argc, argv, opts, usage)) != -1) {
 		switch (o) {
-		case O_IF:
-			if (!*optarg || strlen(optarg) >= IFNAMSIZ)
-				usage_error("--ifname: '%s' is not an interface name", optarg);
-			c.ifname = optarg;
-			break;
-		case O_DIP:
-			if (inet_pton(AF_INET, optarg, &c.dst_ip) != 1)
-				usage_error("--dst-ip: '%s' is not an IPv4 address", optarg);
-			c.have_dst_ip = true;
-			break;
-		case O_SIP:
-			if (inet_pton(AF_INET, optarg, &c.src_ip) != 1)
-				usage_error("--src-ip: '%s' is not an IPv4 address", optarg);
-			c.have_src_ip = true;
-			break;
+		case O_IF: c.ifname = raw_parse_ifname(optarg); break;
+		case O_DIP: raw_parse_ip("--dst-ip", optarg, &c.dst_ip); c.have_dst_ip = true; break;
+		case O_SIP: raw_parse_ip("--src-ip", optarg, &c.src_ip); c.have_src_ip = true; break;
 		case O_DIP6:
 			if (inet_pton(AF_INET6, optarg, c.dst_ip6) != 1)
-				usage_error("--dst-ip6: '%s' is not an IPv6 address", optarg);
+				raw_usage_error("--dst-ip6: '%s' is not an IPv6 address", optarg);
 			c.have_dst_ip6 = true;
 			break;
 		case O_SIP6:
 			if (inet_pton(AF_INET6, optarg, c.src_ip6) != 1)
-				usage_error("--src-ip6: '%s' is not an IPv6 address", optarg);
+				raw_usage_error("--src-ip6: '%s' is not an IPv6 address", optarg);
 			have_sip6 = true;
 			break;
-		case O_DMAC: parse_mac("--dst-mac", optarg, c.dst_mac); c.have_dst_mac = true; break;
-		case O_SMAC: parse_mac("--src-mac", optarg, c.src_mac); c.have_src_mac = true; break;
+		case O_DMAC: raw_parse_mac("--dst-mac", optarg, c.dst_mac); c.have_dst_mac = true; break;
+		case O_SMAC: raw_parse_mac("--src-mac", optarg, c.src_mac); c.have_src_mac = true; break;
 		case O_LIVE: parse_live(optarg); break;
 		case O_V0: c.vlan0_reaches = true; break;
 		case O_SEED: c.seed = parse_u("--seed", optarg, ~0ull); break;
@@ -1222,27 +1171,18 @@ static void parse(int argc, char **argv)
 			for (k = 0; k < NCATS && strcmp(cats[k].name, optarg); k++)
 				;
 			if (k == NCATS)
-				usage_error("--only: no category '%s'", optarg);
+				raw_usage_error("--only: no category '%s'", optarg);
 			c.only = optarg;
 			break;
 		case O_PCAP: c.pcap = optarg; break;
 		case O_CHECK: c.check = true; break;
-		case O_TIMEOUT:
-			errno = 0;
-			c.timeout_s = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(c.timeout_s >= 0) || c.timeout_s > 1e6)
-				usage_error("--timeout-s: '%s' is not a number of seconds", optarg);
-			break;
-		case 'h': usage(); exit(0);
-		default: fprintf(stderr, "Try '%s --help'.\n", prog); exit(2);
+		case O_TIMEOUT: c.timeout_s = raw_parse_timeout(optarg); break;
 		}
 	}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
 	if (!c.have_dst_ip)
-		usage_error("--dst-ip is required");
+		raw_usage_error("--dst-ip is required");
 	if (!c.ifname && !c.pcap && !c.check)
-		usage_error("--ifname is required (or --pcap / --check)");
+		raw_usage_error("--ifname is required (or --pcap / --check)");
 	if (!c.have_dst_ip6) {
 		inet_pton(AF_INET6, "fe80::1", c.dst_ip6);
 		c.no_ipv6 = true;
@@ -1253,109 +1193,19 @@ static void parse(int argc, char **argv)
 
 /* ---- sending ------------------------------------------------------------ */
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void on_signal(int sig)
-{
-	stop_sig = sig;
-}
-
-static int ifreq_get(unsigned long req, struct ifreq *ifr)
-{
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret;
-
-	if (fd < 0)
-		return -1;
-	memset(ifr, 0, sizeof(*ifr));
-	snprintf(ifr->ifr_name, IFNAMSIZ, "%s", c.ifname);
-	ret = ioctl(fd, req, ifr);
-	close(fd);
-	return ret;
-}
-
-static bool arp_lookup(uint8_t mac[6])
-{
-	char line[256], ip[64], hw[64], dev[64], want[INET_ADDRSTRLEN];
-	unsigned int type, flags, b[6];
-	FILE *f = fopen("/proc/net/arp", "r");
-	bool found = false;
-	int i;
-
-	if (!f)
-		return false;
-	inet_ntop(AF_INET, &c.dst_ip, want, sizeof(want));
-	if (!fgets(line, sizeof(line), f)) {
-		fclose(f);
-		return false;
-	}
-	while (!found && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%63s %x %x %63s %*s %63s", ip, &type, &flags, hw, dev) != 5)
-			continue;
-		if (strcmp(ip, want) || strcmp(dev, c.ifname) || !(flags & 0x2))
-			continue;
-		if (sscanf(hw, "%x:%x:%x:%x:%x:%x", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5]) == 6) {
-			for (i = 0; i < 6; i++)
-				mac[i] = b[i];
-			found = true;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-/* Make the kernel resolve the neighbour: one datagram to the discard port. */
-static int resolve_mac(void)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(9), .sin_addr = c.dst_ip };
-	double end = now() + 3;
-	int fd;
-
-	if (arp_lookup(c.dst_mac))
-		return 0;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd >= 0) {
-		setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, c.ifname, strlen(c.ifname));
-		sendto(fd, "", 0, 0, (struct sockaddr *)&sa, sizeof(sa));
-		close(fd);
-	}
-	while (now() < end && !stop_sig) {
-		usleep(20000);
-		if (arp_lookup(c.dst_mac))
-			return 0;
-	}
-	fprintf(stderr, "%s: no ARP entry for %s on %s; pass --dst-mac\n", prog,
-		inet_ntoa(c.dst_ip), c.ifname);
-	return -1;
-}
-
-static int fd = -1;
-static struct sockaddr_ll ll = { .sll_family = AF_PACKET, .sll_halen = 6 };
-static struct ft_pcap pc;
+static struct raw_out out;
 
 static int emit(const struct frame *f)
 {
-	if (c.pcap)
-		return ft_pcap_write(&pc, now(), f->b, f->len) ? -1 : 0;
-	if (fd < 0)
-		return 0;
-	for (;;) {
-		if (sendto(fd, f->b, f->len, 0, (struct sockaddr *)&ll, sizeof(ll)) == f->len)
-			return 0;
-		/* a full device queue is back-pressure, not failure */
-		if ((errno == ENOBUFS || errno == EAGAIN || errno == EINTR) && !stop_sig) {
-			usleep(200);
-			continue;
-		}
-		fprintf(stderr, "%s: sendto %s (%d bytes): %s\n", prog, c.ifname, f->len,
+	int w;
+
+	/* a full device queue is back-pressure, not failure */
+	while ((w = raw_out_send(&out, f->b, f->len)) > 0 && !raw_stop)
+		usleep(200);
+	if (w && !c.pcap)
+		fprintf(stderr, "%s: sendto %s (%d bytes): %s\n", raw_prog, c.ifname, f->len,
 			strerror(errno));
-		return -1;
-	}
+	return w ? -1 : 0;
 }
 
 static void json_fates(const uint64_t *fate, uint64_t accept)
@@ -1369,61 +1219,40 @@ static void json_fates(const uint64_t *fate, uint64_t accept)
 
 int main(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	uint64_t tot[F_MAX] = { 0 }, accept = 0, frames = 0, i, cum, pick;
 	uint64_t idx[NCATS] = { 0 };
-	int wsum = 0, rc = 0, li, k;
+	int wsum = 0, rc = 0, li, k, ifindex = 0;
 	const char *error = NULL;
 	struct timespec next;
 	double t0, deadline;
 	struct frame f;
-	struct ifreq ifr;
 	size_t n;
 
+	raw_prog = "ft_wirefuzz";
 	parse(argc, argv);
 	init_ops();
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	t0 = now();
+	raw_signals_init();
+	t0 = raw_now();
 	deadline = c.timeout_s > 0 ? t0 + c.timeout_s : 0;
 
 	if (c.ifname) {
-		if (ifreq_get(SIOCGIFINDEX, &ifr)) {
-			fprintf(stderr, "%s: interface '%s': %s\n", prog, c.ifname, strerror(errno));
+		if (raw_if_lookup(c.ifname, &ifindex, c.have_src_mac ? NULL : c.src_mac))
+			return 1;
+		if (!c.have_src_ip && raw_if_ipv4(c.ifname, &c.src_ip)) {
+			fprintf(stderr, "%s: %s has no IPv4 address; pass --src-ip\n", raw_prog,
+				c.ifname);
 			return 1;
 		}
-		ll.sll_ifindex = ifr.ifr_ifindex;
-		if (!c.have_src_mac) {
-			if (ifreq_get(SIOCGIFHWADDR, &ifr)) {
-				fprintf(stderr, "%s: MAC of %s: %s\n", prog, c.ifname, strerror(errno));
-				return 1;
-			}
-			memcpy(c.src_mac, ifr.ifr_hwaddr.sa_data, 6);
-		}
-		if (!c.have_src_ip) {
-			if (ifreq_get(SIOCGIFADDR, &ifr)) {
-				fprintf(stderr, "%s: %s has no IPv4 address; pass --src-ip\n", prog,
-					c.ifname);
-				return 1;
-			}
-			c.src_ip = ((struct sockaddr_in *)&ifr.ifr_addr)->sin_addr;
-		}
-		if (!c.have_dst_mac && !c.pcap && resolve_mac())
+		if (!c.have_dst_mac && !c.pcap &&
+		    raw_resolve_mac(c.ifname, c.dst_ip, c.dst_mac, 0))
 			return 1;
 	}
-	memcpy(ll.sll_addr, c.dst_mac, 6);
-	if (c.pcap) {
-		if (ft_pcap_create(&pc, c.pcap)) {
-			fprintf(stderr, "%s: %s: %s\n", prog, c.pcap, strerror(errno));
-			return 1;
-		}
-	} else if (c.ifname) {
-		fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
-		if (fd < 0) {
-			fprintf(stderr, "%s: AF_PACKET socket: %s\n", prog, strerror(errno));
-			return 1;
-		}
+	if (raw_out_open(&out, c.pcap, c.ifname, ifindex, c.dst_mac, 0, CLOCK_MONOTONIC)) {
+		if (c.pcap)
+			fprintf(stderr, "%s: %s: %s\n", raw_prog, c.pcap, strerror(errno));
+		else
+			fprintf(stderr, "%s: AF_PACKET socket: %s\n", raw_prog, strerror(errno));
+		return 1;
 	}
 
 	for (n = 0; n < NCATS; n++)
@@ -1431,12 +1260,12 @@ int main(int argc, char **argv)
 			wsum += cats[n].weight;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (i = 0; i < (uint64_t)c.count; i++) {
-		if (stop_sig) {
+		if (raw_stop) {
 			error = "interrupted";
 			rc = 1;
 			break;
 		}
-		if (deadline && (i & 255) == 0 && now() >= deadline) {
+		if (deadline && (i & 255) == 0 && raw_now() >= deadline) {
 			error = "timed out";
 			rc = 3;
 			break;
@@ -1489,21 +1318,17 @@ int main(int argc, char **argv)
 			next.tv_sec += next.tv_nsec / 1000000000L;
 			next.tv_nsec %= 1000000000L;
 			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR &&
-			       !stop_sig)
+			       !raw_stop)
 				;
 		}
 	}
-	if (fd >= 0)
-		close(fd);
-	if (c.pcap && pc.f && fclose(pc.f)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, c.pcap, strerror(errno));
+	if (raw_out_close(&out))
 		rc = rc ? rc : 1;
-	}
 	if (error)
-		fprintf(stderr, "%s: %s after %llu of %ld\n", prog, error, (unsigned long long)i,
+		fprintf(stderr, "%s: %s after %llu of %ld\n", raw_prog, error, (unsigned long long)i,
 			c.count);
 	if (c.check && check_fail) {
-		fprintf(stderr, "%s: check: %llu frames predicted wrongly\n", prog,
+		fprintf(stderr, "%s: check: %llu frames predicted wrongly\n", raw_prog,
 			(unsigned long long)check_fail);
 		rc = rc ? rc : 1;
 	}
@@ -1538,7 +1363,7 @@ int main(int argc, char **argv)
 			printf("%s\"%s\":%llu", k ? "," : "", nak_names[k], (unsigned long long)a->nak[k]);
 		printf("}}");
 	}
-	printf("},\"rate\":%ld,\"elapsed_s\":%.3f,\"error\":%s%s%s}\n", c.rate, now() - t0,
+	printf("},\"rate\":%ld,\"elapsed_s\":%.3f,\"error\":%s%s%s}\n", c.rate, raw_now() - t0,
 	       error ? "\"" : "", error ? error : "null", error ? "\"" : "");
 	return rc;
 }
