@@ -5,7 +5,8 @@
 #
 # Node A holds 1,000 QPs (ft_qps --no-connect --hold) on rxe0 throughout,
 # so every load walks them and every dump is long.  Four parts:
-#  reload    20 x (rmmod; modprobe) while ib_write_bw A -> B runs: each
+#  reload    20 x (rmmod; modprobe) while ib_write_bw A -> B runs and
+#            retain_ms is written every 50 ms (writes racing the unload): each
 #            cycle ends with the module live and answering, perftest exits 0
 #            on both nodes, rxe's packets sent == received both ways and
 #            cover what perftest reports; after a final unload the module,
@@ -48,6 +49,8 @@ SIZE=65536
 BW_ARGS="-d rxe0 -x 1 -s $SIZE -u 20 -F --rate_limit=4 --rate_units=M --rate_limit_type=SW"
 KMEMLEAK=/sys/kernel/debug/kmemleak
 PY=$OR_PY3
+# the debug kernel (KASAN, lockdep) is several times slower: every wait too
+S=${FT_TIMEOUT_SCALE:-1}
 
 T=$(mktemp -d /tmp/faults.XXXXXX)
 held='' srv='' cli='' hog='' churn=''
@@ -299,9 +302,9 @@ kmalloc_bytes() {
 
 # ---- perftest A -> B -------------------------------------------------------
 # bw_start SECS NAME [GRACE]: server on B, client on A, both for SECS
-# seconds, each killed GRACE seconds (default 120) after that
+# seconds, each killed GRACE seconds (default 120, scaled) after that
 bw_start() {
-	local lim=$(($1 + ${3:-120}))
+	local lim=$(($1 + ${3:-120} * S))
 
 	peer -t "$lim" "ib_write_bw $BW_ARGS -D $1" >"$T/$2.srv" 2>&1 &
 	srv=$!
@@ -368,7 +371,7 @@ log "ft_qp's cache: $sl$merged, entry_size $(stat_of entry_size); in /proc/slabi
 # run in the rest of the long run.
 bw_start 40 calib || fail_all "ib_write_bw server on B not listening"
 s0=$(rxe_stat sent_pkts)
-wait_for 90 sent_gt $((s0 + 100)) || log "calibration traffic did not start within 90 s"
+wait_for $((90 * S)) sent_gt $((s0 + 100)) || log "calibration traffic did not start within $((90 * S)) s"
 tc0=$(now)
 rmmod fabtrace && modprobe fabtrace
 rmmod fabtrace && modprobe fabtrace
@@ -380,7 +383,7 @@ cyc=$("$PY" -c "print(max(1.0, ($tc1 - $tc0) / 2))")
 # host (make vm-test), 6.1's cycles once took 2.4 times as long as its two
 # calibration cycles had.  (-D counts from the client's first post, so
 # a slow start does not shorten what the cycles get.)
-dur=$("$PY" -c "print(min(540, int(30 + 3 * $CYCLES * $cyc)))")
+dur=$("$PY" -c "print(min(540 * $S, int(30 + 3 * $CYCLES * $cyc)))")
 log "one cycle under traffic: $("$PY" -c "print('%.2f' % $cyc)") s; ib_write_bw runs $dur s"
 or_quiesce 30 >/dev/null || true
 slab0=$(slab_objs "$sl") km0=$(kmalloc_bytes)
@@ -394,12 +397,22 @@ bw_start "$dur" reload || fail_all "ib_write_bw server on B not listening"
 # starved it until its run was over (0 iterations, exit 0).
 s0=$(rxe_stat sent_pkts)
 ts=$SECONDS
-if ! wait_for 90 sent_gt $((s0 + 100)); then
-	log "traffic did not start within 90 s: $(grep -m1 'cpu MHz' /proc/cpuinfo)"
+if ! wait_for $((90 * S)) sent_gt $((s0 + 100)); then
+	log "traffic did not start within $((90 * S)) s: $(grep -m1 'cpu MHz' /proc/cpuinfo)"
 	sed 's/^/# A: /' "$T/reload.cli" | tail -n 8
 	rdma resource show qp link rxe0/1 | grep -v ft_qps | sed 's/^/# /' | head -n 8
 fi
 log "traffic started after $((SECONDS - ts)) s"
+# retain_ms written throughout, so that writes land while the module
+# unloads (its retire work must not be queued into a module being freed)
+RETAIN=/sys/module/fabtrace/parameters/retain_ms
+( n=0
+  while [ ! -e "$T/stop_rw" ]; do
+	echo $((60000 + n % 2)) 2>/dev/null >"$RETAIN" && n=$((n + 1))
+	sleep 0.05
+  done
+  echo "$n" >"$T/rw.n" ) &
+rw=$!
 done=0 moving=0 live_ok=0 bw_alive=0
 for i in $(seq "$CYCLES"); do
 	a=$(rxe_stat sent_pkts)
@@ -411,7 +424,10 @@ for i in $(seq "$CYCLES"); do
 	[ "$b" -gt "$a" ] && moving=$((moving + 1))
 	done=$i
 done
-log "cycles done $done in $((SECONDS - t0)) s; live and answering after $live_ok; traffic moving during $moving; perftest alive after $bw_alive"
+touch "$T/stop_rw"
+wait "$rw" || true
+echo 60000 >"$RETAIN"
+log "cycles done $done in $((SECONDS - t0)) s; live and answering after $live_ok; traffic moving during $moving; perftest alive after $bw_alive; retain_ms written $(cat "$T/rw.n") times meanwhile"
 ktap_result "reload: $CYCLES rmmod/modprobe cycles under traffic, each live and answering" \
 	test "$done" = "$CYCLES" -a "$live_ok" = "$CYCLES"
 ktap_result "reload: ib_write_bw ran through every cycle ($bw_alive of $CYCLES)" test "$bw_alive" = "$CYCLES"
@@ -555,25 +571,25 @@ rm -f "$T/stop"
 b_r0=$(peer_lib rxe_stat rcvd_pkts)
 # The first perftest after the pressure part's drop_caches: its client,
 # niced, reads its libraries again over 9p on a busy node (both kernels'
-# clients once went 60 s without a packet): 120 s to start.
-bw_start 30 delete 120 || fail_all "ib_write_bw server on B not listening"
+# clients once went 60 s without a packet): 120 s to start (scaled).
+bw_start 30 delete || fail_all "ib_write_bw server on B not listening"
 # the client is niced and the node busy: delete only once traffic flows
 s0=$(rxe_stat sent_pkts)
 ts=$SECONDS
-wait_for 120 sent_gt $((s0 + 200)) || log "traffic did not start within 120 s"
+wait_for $((120 * S)) sent_gt $((s0 + 200)) || log "traffic did not start within $((120 * S)) s"
 log "traffic started after $((SECONDS - ts)) s"
-ft_py cli 120 "$T/stop" -j qp show >"$T/del.jl" &
+ft_py cli $((120 * S)) "$T/stop" -j qp show >"$T/del.jl" &
 dumps=$!
 # the loop's python starts slowly on a busy node: two dumps done first,
 # so that one is under way when the delete starts
 dumped() { [ "$(wc -l <"$T/del.jl")" -ge 2 ]; }
-wait_for 60 dumped || log "the dump loop finished no 2 dumps within 60 s"
+wait_for $((60 * S)) dumped || log "the dump loop finished no 2 dumps within $((60 * S)) s"
 log "before the delete: fabtrace $(fabtrace dev show rxe0 | head -n 1)"
 td0=$(now)
 # The RDMA core removes fabtrace's client first (the newest), then waits
 # for every user of the device to close it: ib_write_bw when its run ends,
 # ft_qps when told.
-timeout 120 rdma link delete rxe0 2>"$T/del.err" &
+timeout $((120 * S)) rdma link delete rxe0 2>"$T/del.err" &
 del=$!
 sleep 3
 kill "$held" 2>/dev/null || true
