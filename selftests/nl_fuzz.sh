@@ -57,7 +57,8 @@ FUZZ=${FT_BUILD:-$HERE/../build}/selftests/nl_fuzz
 SEED=${NL_FUZZ_SEED:-14}
 ROOT_N=${NL_FUZZ_ROOT:-65000}
 NOBODY_N=${NL_FUZZ_NOBODY:-55000}
-TRAFFIC_S=${NL_FUZZ_TRAFFIC_S:-80}
+# the debug kernel (KASAN, lockdep) answers ~4 times slower: as long again
+TRAFFIC_S=${NL_FUZZ_TRAFFIC_S:-$((80 * ${FT_TIMEOUT_SCALE:-1}))}
 # Each run stops at this (then reports fewer messages, and fails below).
 LIMIT_S=$((TRAFFIC_S / 2 - 5))
 # perftest polls its CQ: at nice 0 it took most of the one vCPU and cut the
