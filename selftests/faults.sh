@@ -404,9 +404,9 @@ if [ -w "$KMEMLEAK" ]; then echo clear >"$KMEMLEAK"; fi
 modprobe fabtrace
 c0=$(rxe4)
 bw_start "$dur" reload || fail_all "ib_write_bw server on B not listening"
-# The cycles start once traffic flows: the client is niced, and cycles
-# begun while it still started (6.12, once: after 30 s without a packet)
-# starved it until its run was over (0 iterations, exit 0).
+# The cycles start once traffic flows: cycles begun while the niced
+# client still started (6.12, once: after 30 s without a packet) starved
+# it until its run was over (0 iterations, exit 0).
 ts=$SECONDS
 if ! bw_flowing $((90 * S)) 100; then
 	log "traffic did not start within $((90 * S)) s: $(grep -m1 'cpu MHz' /proc/cpuinfo)"
