@@ -45,7 +45,7 @@ else
 			for t in "${all[@]}"; do
 				[ "${t##*/}" != "$want" ] || found=$t
 			done
-			# a test kept out of the default run (faults.sh)
+			# a script here that the default run leaves out
 			[ -n "$found" ] || [ ! -x "$SELFTESTS/$want" ] || found=$SELFTESTS/$want
 		fi
 		[ -n "$found" ] || { echo "run_tests.sh: unknown test '$want'" >&2; exit 2; }
