@@ -362,8 +362,9 @@ ktap_plan 29
 ktap_assert "rxe0 up on both nodes" rxe_up both
 ktap_assert "fabtrace loaded on A with defaults" _or_reload_self
 # held until the delete part stops it; the timeout is a guard, longer than
-# the test (an expiry frees 1,000 QPs under whatever part runs then)
-"$FTQPS" --no-connect -n "$NQPS" --iters 0 --hold --summary --timeout-s 1200 \
+# the test (an expiry frees 1,000 QPs under whatever part runs then: on the
+# debug kernel, unscaled, it left the pressure part 1 QP to discover)
+"$FTQPS" --no-connect -n "$NQPS" --iters 0 --hold --summary --timeout-s $((1200 * S)) \
 	</dev/null >"$T/held.json" 2>"$T/held.err" &
 held=$!
 wait_for 120 grep -q '^{.*}$' "$T/held.json" ||
@@ -424,21 +425,37 @@ RETAIN=/sys/module/fabtrace/parameters/retain_ms
   done
   echo "$n" >"$T/rw.n" ) &
 rw=$!
-done=0 moving=0 live_ok=0 bw_alive=0
+# stuck SECS: where rmmod or modprobe waits, if one still runs after SECS
+# (the debug kernel's first cycle once lasted as long as perftest's run)
+stuck() {
+	local p
+
+	sleep "$1"
+	for p in $(pgrep -x 'rmmod|modprobe'); do
+		log "$(tr '\0' ' ' <"/proc/$p/cmdline")still runs after $1 s, in $(cat "/proc/$p/wchan" 2>/dev/null):"
+		sed 's/^/#   /' "/proc/$p/stack" 2>/dev/null || true
+	done
+}
+done=0 moving=0 live_ok=0 bw_alive=0 longest=0
 for i in $(seq "$CYCLES"); do
-	a=$(rxe_stat sent_pkts)
+	a=$(rxe_stat sent_pkts) tcy=$SECONDS
+	stuck $((30 * S)) &
+	watch=$!
 	rmmod fabtrace || { log "cycle $i: rmmod failed"; break; }
 	modprobe fabtrace || { log "cycle $i: modprobe failed"; break; }
+	kill "$watch" 2>/dev/null || true
+	wait "$watch" 2>/dev/null || true
 	if loaded && fabtrace dev show rxe0 >/dev/null; then live_ok=$((live_ok + 1)); fi
 	kill -0 "$cli" 2>/dev/null && bw_alive=$((bw_alive + 1))
 	b=$(rxe_stat sent_pkts)
 	[ "$b" -gt "$a" ] && moving=$((moving + 1))
+	[ $((SECONDS - tcy)) -gt "$longest" ] && longest=$((SECONDS - tcy)) lc=$i
 	done=$i
 done
 touch "$T/stop_rw"
 wait "$rw" || true
 echo 60000 >"$RETAIN"
-log "cycles done $done in $((SECONDS - t0)) s; live and answering after $live_ok; traffic moving during $moving; perftest alive after $bw_alive; retain_ms written $(cat "$T/rw.n") times meanwhile"
+log "cycles done $done in $((SECONDS - t0)) s (longest: cycle ${lc:-0}, $longest s); live and answering after $live_ok; traffic moving during $moving; perftest alive after $bw_alive; retain_ms written $(cat "$T/rw.n") times meanwhile"
 ktap_result "reload: $CYCLES rmmod/modprobe cycles under traffic, each live and answering" \
 	test "$done" = "$CYCLES" -a "$live_ok" = "$CYCLES"
 ktap_result "reload: ib_write_bw ran through every cycle ($bw_alive of $CYCLES)" test "$bw_alive" = "$CYCLES"

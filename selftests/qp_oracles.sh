@@ -61,6 +61,7 @@ ktap_assert "rxe0 up on both nodes" rxe_up both
 or_outdir qp_oracles
 
 # What perftest prints after its report, when --wait_destroy starts
+HOLD=$((4 * ${FT_TIMEOUT_SCALE:-1}))
 REPORT='^ *Waiting [0-9]+ seconds before releasing resources'
 
 # run_pattern NAME PROG ARGS...
@@ -77,13 +78,14 @@ run_pattern() {
 	or_snap peer "$d/b0.json" || fail_all "$name: snapshot of B failed"
 	or_cap_start "$OR_TMP/$name.pcap" || fail_all "$name: tcpdump did not start"
 
-	# --wait_destroy: after its report, perftest keeps its QPs 4 s, in
-	# which both nodes are sampled (stdbuf: the report must not wait in a
-	# stdio buffer until exit).
-	peer -t 120 "$OR_EXEC_PID stdbuf -oL $prog $args --wait_destroy=4" >"$d/server.log" 2>&1 &
+	# --wait_destroy: after its report, perftest keeps its QPs 4 s (16 on
+	# the debug kernel: there, B's sample once came after they were gone),
+	# in which both nodes are sampled (stdbuf: the report must not wait in
+	# a stdio buffer until exit).
+	peer -t 120 "$OR_EXEC_PID stdbuf -oL $prog $args --wait_destroy=$HOLD" >"$d/server.log" 2>&1 &
 	srv=$!
 	wait_for 60 perftest_listening || log "$name: server not listening after 60 s"
-	or_spawn "$d/client.log" stdbuf -oL "$prog" $args --wait_destroy=4 "$FT_PEER_IP"
+	or_spawn "$d/client.log" stdbuf -oL "$prog" $args --wait_destroy=$HOLD "$FT_PEER_IP"
 	if wait_for 120 grep -qE "$REPORT" "$d/client.log"; then
 		or_live_sample "$d"
 	else
