@@ -243,6 +243,13 @@ run_test() {
 
 	install_kernel
 	k=$(kver)
+	# a new config keeps the release: modules built for the old build
+	# would load nowhere (their BTF no longer matches), so start over
+	if [ "$(cat "$BUILD/$k/.ftdebug" 2>/dev/null)" != "$(cat "/lib/modules/$k/.ftdebug")" ]; then
+		rm -rf "${BUILD:?}/$k"
+		mkdir -p "$BUILD/$k"
+		cp "/lib/modules/$k/.ftdebug" "$BUILD/$k/.ftdebug"
+	fi
 	make -C "$REPO" -s all test-modules KVER="$k" BUILD="$BUILD"
 	make -C "$REPO" -s "$BUILD/tools/.stamp" BUILD="$BUILD"
 	export FT_VM_TIMEOUT=${FT_VM_TIMEOUT:-5400}
