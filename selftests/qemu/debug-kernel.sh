@@ -18,7 +18,7 @@
 # debug.config merged (scripts/kconfig/merge_config.sh), `make olddefconfig`;
 # every option either fragment sets must come out as set, or the build fails.
 # Cache: $FT_DEBUG_CACHE/<hash> (default /var/cache/fabtrace/debug-kernel),
-# hash = both fragments + the linux-source-6.12 package version + the build
+# hash = both fragments' settings + the linux-source-6.12 package version + the build
 # functions of this script + the compiler and pahole versions.  It lives outside the work tree, so a
 # fresh clone on the same machine (CI) reuses it; elsewhere it builds.
 # The release ends in -ftdebug: the top-level Makefile must leave %-ftdebug
@@ -63,7 +63,10 @@ kver() {
 key() {
 	{
 		echo "pkg $SRC_PKG $(src_version)"
-		sha256sum "${FRAGS[@]}" | awk '{ print $1 }'
+		# the fragments' settings, not their comments: a comment
+		# edited costs no rebuild
+		sed -E '/^# CONFIG_[A-Za-z0-9_]+ is not set$/b; /^[[:space:]]*(#|$)/d' "${FRAGS[@]}" |
+			sha256sum | awk '{ print $1 }'
 		# The build recipe: these functions' text (not the whole script,
 		# so editing `test` or `install` does not cost a rebuild).
 		declare -f build_deps check_config build
