@@ -197,15 +197,16 @@ or_quiesce() {
 
 # ---- processes -----------------------------------------------------------
 
-# or_spawn LOG CMD...: CMD in the background (under timeout 300), stdout and
-# stderr to LOG, whose first line is "PID=<CMD's pid>".  OR_SPAWNED = the
-# pid to wait for, OR_PID = CMD's own (its QPs' owner).
+# or_spawn LOG CMD...: CMD in the background (under timeout OR_SPAWN_S,
+# default 300 s), stdout and stderr to LOG, whose first line is
+# "PID=<CMD's pid>".  OR_SPAWNED = the pid to wait for, OR_PID = CMD's own
+# (its QPs' owner).
 or_spawn() {
 	local out=$1
 
 	shift
 	# shellcheck disable=SC2016 # $$ is the inner bash's pid, which CMD takes
-	timeout 300 bash -c 'echo "PID=$$"; exec "$@"' or_spawn "$@" >"$out" 2>&1 &
+	timeout "${OR_SPAWN_S:-300}" bash -c 'echo "PID=$$"; exec "$@"' or_spawn "$@" >"$out" 2>&1 &
 	OR_SPAWNED=$!
 	OR_BG_PIDS+=("$OR_SPAWNED")
 	OR_PID=

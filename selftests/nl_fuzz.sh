@@ -58,6 +58,8 @@ SEED=${NL_FUZZ_SEED:-14}
 ROOT_N=${NL_FUZZ_ROOT:-65000}
 NOBODY_N=${NL_FUZZ_NOBODY:-55000}
 # the debug kernel (KASAN, lockdep) answers ~4 times slower: as long again
+# (and every limit around the traffic with it: a server killed at a fixed
+# 200 s left A sending to QPs B no longer had)
 TRAFFIC_S=${NL_FUZZ_TRAFFIC_S:-$((80 * ${FT_TIMEOUT_SCALE:-1}))}
 # Each run stops at this (then reports fewer messages, and fails below).
 LIMIT_S=$((TRAFFIC_S / 2 - 5))
@@ -115,7 +117,7 @@ or_outdir nl_fuzz
 d=$OR_OUT
 
 json_done() { grep -q '^{.*}$' "$1"; }
-"$FT_PROGS/ft_qps" --no-connect -n 100 --iters 0 --hold --timeout-s 220 \
+"$FT_PROGS/ft_qps" --no-connect -n 100 --iters 0 --hold --timeout-s $((TRAFFIC_S + 140)) \
 	>"$d/idle.json" 2>"$d/idle.err" &
 idle=$!
 ktap_assert "100 idle QPs held on A (QP dumps span many parts)" wait_for 60 json_done "$d/idle.json"
@@ -125,11 +127,11 @@ or_snap self "$d/a0.json" || fail_all "snapshot of A failed"
 or_snap peer "$d/b0.json" || fail_all "snapshot of B failed"
 
 # shellcheck disable=SC2086 # BW_ARGS is a list of words
-peer -t 200 "$OR_EXEC_PID $BW $BW_ARGS" >"$d/server.log" 2>&1 &
+peer -t $((TRAFFIC_S + 120)) "$OR_EXEC_PID $BW $BW_ARGS" >"$d/server.log" 2>&1 &
 srv=$!
 wait_for 60 perftest_listening || log "server not listening after 60 s"
 # shellcheck disable=SC2086
-or_spawn "$d/client.log" $BW $BW_ARGS "$FT_PEER_IP"
+OR_SPAWN_S=$((TRAFFIC_S + 220)) or_spawn "$d/client.log" $BW $BW_ARGS "$FT_PEER_IP"
 cli=$OR_SPAWNED
 s0=$(rxe_stat sent_pkts)
 flowing() { [ "$(rxe_stat sent_pkts)" -gt $((s0 + 200)) ]; }

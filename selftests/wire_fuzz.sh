@@ -109,7 +109,7 @@ peer -t $((TRAFFIC_S + 120)) "$OR_EXEC_PID stdbuf -oL ib_write_bw $BW_ARGS" >"$d
 srv=$!
 wait_for 60 perftest_listening || log "server not listening after 60 s"
 # shellcheck disable=SC2086
-or_spawn "$d/client.log" stdbuf -oL ib_write_bw $BW_ARGS "$FT_PEER_IP"
+OR_SPAWN_S=$((TRAFFIC_S + 240)) or_spawn "$d/client.log" stdbuf -oL ib_write_bw $BW_ARGS "$FT_PEER_IP"
 cli=$OR_SPAWNED
 s0=$(rxe_stat sent_pkts)
 flowing() { [ "$(rxe_stat sent_pkts)" -gt $((s0 + 200)) ]; }
