@@ -6,6 +6,8 @@
 #
 #   debug-kernel.sh kver        print the release (e.g. 6.12.117-ftdebug)
 #   debug-kernel.sh build       build into the cache unless already there
+#   debug-kernel.sh cached      exit 0 if the build is in the cache (and
+#                               print its compile time), 1 if not
 #   debug-kernel.sh install     build, then install: /boot/vmlinuz-KVER,
 #                               /lib/modules/KVER (+ build -> the cached
 #                               build tree, for `make -C .../build M=...`)
@@ -266,6 +268,11 @@ case ${1:-} in
 kver) kver ;;
 key) key ;;
 build) build >/dev/null ;;
+cached)
+	d=$CACHE/$(key)
+	[ -f "$d/.done" ] || exit 1
+	cat "$d/times" 2>/dev/null || echo "cached: $d"
+	;;
 install) install_kernel ;;
 test) shift; run_test "$@" ;;
 *) awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$ME" >&2; exit 2 ;;
