@@ -15,6 +15,12 @@
 # retain_ms given to modprobe (3000), then changed in sysfs (1500); each
 # time, and the slack, FT_TIMEOUT_SCALE times longer on a slower kernel (the
 # debug one's first read came after 1500 ms).
+# Last, the statistics while QPs come and go: a churner creates and
+# destroys 4 QPs at a time while `stats` is read without pause for 8 s.
+# Live QPs are two counters read apart (entries less retained), and QPs
+# created and destroyed between the reads must not make them wrap: every
+# read has qps + retained <= max_qps; once the churner has stopped and its
+# QPs' entries are gone, qps is the number of QPs the RDMA core lists.
 set -euo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/lib.sh"
@@ -49,11 +55,59 @@ cycle() {
 	ktap_result "$name: gone after retain_ms, within $SLACK ms more" or_ok "$d/results" gone
 }
 
-ktap_plan 8
+# churn_stats: the stats read while QPs come and go (see the top).
+churn_stats() {
+	local d=$OR_OUT/churn ch end n nrdma
+
+	mkdir -p "$d"
+	( n=0
+	  while [ ! -e "$d/stop" ]; do
+		"$FT_PROGS/ft_qps" --no-connect -n 4 --iters 0 --destroy-after 0 --summary \
+			--timeout-s 30 </dev/null >/dev/null 2>>"$d/churn.err" ||
+			echo "exit $?" >>"$d/churn.err"
+		n=$((n + 1))
+		echo "$n" >"$d/churn.n"
+	  done ) &
+	ch=$!
+	end=$((SECONDS + 8 * S))
+	while [ "$SECONDS" -lt "$end" ]; do
+		fabtrace -j stats >>"$d/stats.jl" || echo '{"error": 1}' >>"$d/stats.jl"
+	done
+	touch "$d/stop"
+	wait "$ch" || true
+	n=$(cat "$d/churn.n" 2>/dev/null || echo 0)
+	log "churner: $n runs of 4 QPs; $(sort "$d/churn.err" 2>/dev/null | uniq -c | head -n 3 | tr '\n' ' ')"
+	"$OR_PY3" - "$d/stats.jl" >"$d/verdict" <<'PY'
+import json, sys
+reads = [json.loads(line) for line in open(sys.argv[1])]
+bad = [r for r in reads if "qps" not in r or r["qps"] + r["retained"] > r["max_qps"]]
+print("# %d reads, qps %d..%d, retained %d..%d, %d out of bounds%s" % (
+    len(reads), min((r.get("qps", 0) for r in reads), default=0),
+    max((r.get("qps", 0) for r in reads), default=0),
+    min((r.get("retained", 0) for r in reads), default=0),
+    max((r.get("retained", 0) for r in reads), default=0), len(bad),
+    (": first " + json.dumps(bad[0])) if bad else ""))
+print("ok" if reads and not bad else "no")
+PY
+	grep '^#' "$d/verdict" || true
+	ktap_result "stats under churn: QPs created and destroyed meanwhile ($n runs of 4)" test "$n" -ge 3
+	ktap_result "stats under churn: every read has qps + retained <= max_qps" grep -qx ok "$d/verdict"
+	# no entry retired between the two reads either
+	wait_for $((10 * S)) stats_is retained 0 || log "retained entries not gone within $((10 * S)) s"
+	nrdma=$(rdma -j resource show qp link rxe0/1 |
+		python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')
+	log "after the churn: stats qps $(stat_of qps), rdma lists $nrdma QPs"
+	ktap_result "after the churn: stats qps == the QPs rdma lists ($nrdma)" stats_is qps "$nrdma"
+}
+stat_of() { fabtrace -j stats | python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
+stats_is() { [ "$(stat_of "$1")" = "$2" ]; }
+
+ktap_plan 11
 ktap_assert "rxe0 up on A" rxe_up self
 ktap_assert "modprobe fabtrace retain_ms=$MS1 (A)" _or_reload_self retain_ms=$MS1
 or_outdir qp_retain
 cycle modprobe $MS1
 echo $MS2 >"$RETAIN"
 cycle sysfs $MS2
+churn_stats
 ktap_finished

@@ -9,8 +9,17 @@
  * fails with IBV_WC_RETRY_EXC_ERR, leaving the QP in ERR.  The TCP exchange
  * must use the control link (--peer = the peer's control address) so the
  * two ends can still agree to finish once the data wire is gone.
+ *
+ * --drain posts one write and at once moves the QP to SQD (send queue
+ * drain): the rest of that write is then sent by a QP whose send queue is
+ * draining, which 6.1's rxe refuses to put on the wire (its QP is "not in
+ * ready state") and 6.12's sends.  A second later the QP goes back to RTS
+ * (retried while rxe still drains) and a second write is posted: 6.1's
+ * rxe does not restart a QP's sender on SQD -> RTS, a post does.  Both
+ * writes then complete, the first by retransmission on 6.1.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +36,7 @@ static struct {
 	int ib_port, gid_index, tcp_port, timeout, retry_cnt, tclass;
 	long size, depth;
 	double seconds, timeout_s;
-	bool server;
+	bool server, drain;
 } c = {
 	.dev = "rxe0", .ib_port = 1, .gid_index = 1, .tcp_port = DEFAULT_PORT,
 	.timeout = -1, .retry_cnt = -1, .size = 4096, .depth = 0, .seconds = -1,
@@ -52,6 +61,9 @@ static void usage(void)
 "      --seconds S        keep writing this long (default 10, or half of a\n"
 "                         shorter --timeout-s)\n"
 "      --depth N          writes in flight (default 4)\n"
+"      --drain            one write, then the QP to SQD at once; a second\n"
+"                         later back to RTS and a second write; ends when\n"
+"                         both have completed, well or not\n"
 "Prints one JSON object on stdout.  Exit: 0 the run completed (an error\n"
 "completion is a result: \"first_error\"), 1 failure, 2 usage, 3 deadline.\n",
 	       ft_prog, ft_prog, DEFAULT_PORT);
@@ -60,7 +72,7 @@ static void usage(void)
 static void parse(int argc, char **argv)
 {
 	enum { O_SERVER = 256, O_PEER, O_BIND, O_SIZE, O_TCLASS, O_TIMEOUT_S, O_TIMEOUT,
-	       O_RETRY, O_SECONDS, O_DEPTH };
+	       O_RETRY, O_SECONDS, O_DEPTH, O_DRAIN };
 	static const struct option opts[] = {
 		{ "server", no_argument, NULL, O_SERVER },
 		{ "peer", required_argument, NULL, O_PEER },
@@ -76,6 +88,7 @@ static void parse(int argc, char **argv)
 		{ "retry-cnt", required_argument, NULL, O_RETRY },
 		{ "seconds", required_argument, NULL, O_SECONDS },
 		{ "depth", required_argument, NULL, O_DEPTH },
+		{ "drain", no_argument, NULL, O_DRAIN },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -99,6 +112,7 @@ static void parse(int argc, char **argv)
 		case O_RETRY: c.retry_cnt = ft_parse_int("--retry-cnt", optarg, 0, 7); break;
 		case O_SECONDS: c.seconds = ft_parse_double("--seconds", optarg, 0, 1e6); break;
 		case O_DEPTH: c.depth = ft_parse_int("--depth", optarg, 1, 1024); break;
+		case O_DRAIN: c.drain = true; break;
 		case 'h': usage(); exit(0);
 		default: fprintf(stderr, "Try '%s --help'.\n", ft_prog); exit(FT_EXIT_USAGE);
 		}
@@ -107,8 +121,11 @@ static void parse(int argc, char **argv)
 		ft_usage_error("unexpected argument '%s'", argv[optind]);
 	if (c.server == !!c.peer)
 		ft_usage_error("give exactly one of --server and --peer IP");
-	if (c.server && (c.timeout >= 0 || c.retry_cnt >= 0 || c.seconds >= 0 || c.depth))
-		ft_usage_error("--timeout, --retry-cnt, --seconds and --depth are client options");
+	if (c.server && (c.timeout >= 0 || c.retry_cnt >= 0 || c.seconds >= 0 || c.depth ||
+			 c.drain))
+		ft_usage_error("--timeout, --retry-cnt, --seconds, --depth and --drain are client options");
+	if (c.drain && (c.seconds >= 0 || c.depth))
+		ft_usage_error("--drain posts one write: no --seconds or --depth");
 	if (!c.server && c.bind)
 		ft_usage_error("--bind is a server option");
 	if (c.timeout < 0)
@@ -182,10 +199,42 @@ static int post_write(void)
 	return 0;
 }
 
+/* --drain: SQD right after the post; RTS once RESUME_AT has passed. */
+static double resume_at;
+
+static int drain_step(void)
+{
+	bool sqd = !resume_at;
+	struct ibv_qp_attr a = { .qp_state = sqd ? IBV_QPS_SQD : IBV_QPS_RTS };
+	int ret;
+
+	if (!sqd && ft_now() < resume_at)
+		return 0;
+	ret = ibv_modify_qp(p.qp, &a, IBV_QP_STATE);
+	if (ret == EINVAL && !sqd) {
+		/* rxe refuses SQD -> RTS until the send queue has drained */
+		resume_at = ft_now() + 0.1;
+		return 0;
+	}
+	if (ret) {
+		ft_err("ibv_modify_qp(%s): %s", sqd ? "SQD" : "RTS", strerror(ret));
+		return -1;
+	}
+	ft_info("QP %u moved to %s", p.qpn, sqd ? "SQD right after the post" : "RTS");
+	resume_at = sqd ? ft_now() + 1 : -1;
+	return sqd ? 0 : post_write();
+}
+
 static int client_run(void)
 {
 	double end = ft_now() + c.seconds;
 	int ret;
+
+	if (c.drain) {
+		if (post_write() || drain_step())
+			return FT_EXIT_FAIL;
+		end = 0;
+	}
 
 	for (;;) {
 		bool writing = first_err_s < 0 && ft_now() < end;
@@ -193,9 +242,11 @@ static int client_run(void)
 		while (writing && posted - completed < c.depth)
 			if (post_write())
 				return FT_EXIT_FAIL;
+		if (resume_at > 0 && drain_step())
+			return FT_EXIT_FAIL;
 		if (drain())
 			return FT_EXIT_FAIL;
-		if (!writing && completed == posted)
+		if (!writing && completed == posted && resume_at <= 0)
 			return 0;
 		if ((ret = ft_should_stop()))
 			return ret;
@@ -242,6 +293,7 @@ static void print_json(const char *error)
 		fj_dbl(&j, "ack_timeout_s", ft_ack_timeout_s(c.timeout));
 		fj_i64(&j, "retry_cnt", c.retry_cnt);
 		fj_i64(&j, "depth", c.depth);
+		fj_bool(&j, "drain", c.drain);
 		fj_i64(&j, "posted", posted);
 		fj_i64(&j, "completed_ok", ok_count);
 		fj_u64(&j, "bytes", (uint64_t)ok_count * c.size);
