@@ -21,6 +21,11 @@
 # created and destroyed between the reads must not make them wrap: every
 # read has qps + retained <= max_qps; once the churner has stopped and its
 # QPs' entries are gone, qps is the number of QPs the RDMA core lists.
+# Then, with retain_ms 300 so that each dump fits in one message batch,
+# `qp show sort qpn` runs without pause for 8 s: a QP destroyed while a
+# dump runs may be in it twice (live, then destroyed) only if the kernel
+# flagged the dump (NLM_F_DUMP_INTR, even on its NLMSG_DONE) and the
+# CLI's retries ran out, which it then says.
 set -euo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/lib.sh"
@@ -73,6 +78,13 @@ churn_stats() {
 	while [ "$SECONDS" -lt "$end" ]; do
 		fabtrace -j stats >>"$d/stats.jl" || echo '{"error": 1}' >>"$d/stats.jl"
 	done
+	echo $((300 * S)) >"$RETAIN"
+	end=$((SECONDS + 8 * S)) i=0
+	while [ "$SECONDS" -lt "$end" ]; do
+		i=$((i + 1))
+		fabtrace -j qp show dev rxe0 sort qpn >"$d/dump.$i" 2>"$d/dump.$i.err" ||
+			echo "exit $?" >>"$d/dump.$i.err"
+	done
 	touch "$d/stop"
 	wait "$ch" || true
 	n=$(cat "$d/churn.n" 2>/dev/null || echo 0)
@@ -89,9 +101,37 @@ print("# %d reads, qps %d..%d, retained %d..%d, %d out of bounds%s" % (
     (": first " + json.dumps(bad[0])) if bad else ""))
 print("ok" if reads and not bad else "no")
 PY
-	grep '^#' "$d/verdict" || true
+	"$OR_PY3" - "$d" "$i" >"$d/dumps" <<'PY'
+import json, os, sys
+d, n = sys.argv[1], int(sys.argv[2])
+SLACK = 50 * 1000000	# user/qpset.h FT_CTIME_SLACK_NS
+bad = dup = told = most = 0
+for i in range(1, n + 1):
+    err = open("%s/dump.%d.err" % (d, i)).read()
+    try:
+        qs = json.load(open("%s/dump.%d" % (d, i)))
+    except ValueError:
+        bad += 1
+        continue
+    most = max(most, len(qs))
+    cs = {}
+    for q in qs:
+        cs.setdefault((q["dev_index"], q["qpn"]), []).append(q["create_time"])
+    twice = sum(1 for v in cs.values() for a, b in zip(sorted(v), sorted(v)[1:]) if b - a <= SLACK)
+    if twice:
+        if "interrupted" in err:
+            told += 1
+        else:
+            dup += 1
+print("# %d dumps of up to %d entries: %d not valid JSON, %d with an entry twice and no word of it, %d said it was interrupted"
+      % (n, most, bad, dup, told))
+print("ok" if n >= 3 and not bad and not dup else "no")
+PY
+	grep '^#' "$d/verdict" "$d/dumps" | sed 's/^[^#]*//' || true
 	ktap_result "stats under churn: QPs created and destroyed meanwhile ($n runs of 4)" test "$n" -ge 3
 	ktap_result "stats under churn: every read has qps + retained <= max_qps" grep -qx ok "$d/verdict"
+	ktap_result "dumps under churn: none has an entry twice unless it says it was interrupted" \
+		grep -qx ok "$d/dumps"
 	# no entry retired between the two reads either
 	wait_for $((10 * S)) stats_is retained 0 || log "retained entries not gone within $((10 * S)) s"
 	nrdma=$(rdma -j resource show qp link rxe0/1 |
@@ -102,7 +142,7 @@ PY
 stat_of() { fabtrace -j stats | python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
 stats_is() { [ "$(stat_of "$1")" = "$2" ]; }
 
-ktap_plan 11
+ktap_plan 12
 ktap_assert "rxe0 up on A" rxe_up self
 ktap_assert "modprobe fabtrace retain_ms=$MS1 (A)" _or_reload_self retain_ms=$MS1
 or_outdir qp_retain
