@@ -141,10 +141,9 @@ check c cnp
 check n none
 check off none
 
-d() { echo $(( $(jq ".$1" "$O/stats1.json") - $(jq ".$1" "$O/stats0.json") )); }
-log "stats deltas: cnp_sent $(d cnp_sent), cnp_limited $(d cnp_limited), cnp_failed $(d cnp_failed), cnp_skipped $(d cnp_skipped)"
-cong_eq "stats: cnp_sent grew by the CNPs on the wire" "$(d cnp_sent)" "$total"
+log "stats deltas: cnp_sent $(cong_stats_delta cnp_sent), cnp_limited $(cong_stats_delta cnp_limited), cnp_failed $(cong_stats_delta cnp_failed), cnp_skipped $(cong_stats_delta cnp_skipped)"
+cong_eq "stats: cnp_sent grew by the CNPs on the wire" "$(cong_stats_delta cnp_sent)" "$total"
 cong_eq "stats: no CNP failed, none skipped (every CE came from the QP's peer)" \
-	"$(( $(d cnp_failed) + $(d cnp_skipped) ))" 0
-ktap_result "stats: CE marks within the interval were withheld ($(d cnp_limited))" test "$(d cnp_limited)" -gt 0
+	"$(( $(cong_stats_delta cnp_failed) + $(cong_stats_delta cnp_skipped) ))" 0
+ktap_result "stats: CE marks within the interval were withheld ($(cong_stats_delta cnp_limited))" test "$(cong_stats_delta cnp_limited)" -gt 0
 ktap_finished

@@ -46,8 +46,7 @@ storm_s=$(jq '.elapsed_s | ceil' "$O/storm.json")
 # quiet: every event the storm let through is sent by now
 sleep 2
 cong_stats self "$O/stats1.json"
-d() { echo $(( $(jq ".$1" "$O/stats1.json") - $(jq ".$1" "$O/stats0.json") )); }
-sent=$(d events_sent) supp=$(d events_suppressed) lost=$(d events_lost)
+sent=$(cong_stats_delta events_sent) supp=$(cong_stats_delta events_suppressed) lost=$(cong_stats_delta events_lost)
 after="select(.seq > $seq0)"
 deliv=$(cong_mon_count mon "$after | select((.kind == \"qp-create\" or .kind == \"qp-destroy\") and .pid == $spid)")
 other=$(cong_mon_count mon "$after | select(.kind != \"dropped\" and .pid != $spid)")

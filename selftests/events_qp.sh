@@ -82,10 +82,9 @@ cong_stats self "$O/stats1.json"
 cong_qps self "$O/qps1.json"
 
 sent=$(jq .sent "$O/cnp.json")
-cnp=$(jq --argjson q "$qpn" '[.[] | select(.qpn == $q and ((.flags // []) | index("destroyed") | not))][0].rx.cnp' "$O/qps1.json")
+cnp=$(cong_qpv "$O/qps1.json" "$qpn" "$cli" .rx.cnp)
 cong_eq "A's QP: rx cnp == CNPs ft_cnp sent" "$cnp" $((sent + 1))
-d() { echo $(( $(jq ".$1" "$O/stats1.json") - $(jq ".$1" "$O/stats0.json") )); }
-supp=$(d events_suppressed) lost=$(d events_lost)
+supp=$(cong_stats_delta events_suppressed) lost=$(cong_stats_delta events_lost)
 jq -c --argjson q "$qpn" --argjson k "$CONG_KINDS" \
 	'select(.qpn == $q and (.kind as $x | $k | index($x)))' "$O/mon.mon" >"$O/qp.ev"
 nev=$(wc -l <"$O/qp.ev")

@@ -36,6 +36,7 @@
 #   cong_qpv FILE QPN PID JQPATH   one value of the entry (QPN, owner PID)
 #   cong_rxe WHERE FILE     rdma -j statistic of rxe0/1;  cong_rxev FILE NAME
 #   cong_stats WHERE FILE   fabtrace -j stats
+#   cong_stats_delta NAME   NAME in $CONG_OUT/stats1.json less in stats0.json
 # Assertions that print their numbers
 #   cong_eq DESC A B; cong_le DESC A B; cong_gt DESC A B
 
@@ -490,6 +491,12 @@ cong_stats() {
 	else
 		peer fabtrace -j stats >"$2"
 	fi
+}
+
+# cong_stats_delta NAME: how much statistic NAME grew between the
+# snapshots $CONG_OUT/stats0.json and stats1.json (cong_stats).
+cong_stats_delta() {
+	echo $(( $(jq ".$1" "$CONG_OUT/stats1.json") - $(jq ".$1" "$CONG_OUT/stats0.json") ))
 }
 
 cong_dev() {
