@@ -81,7 +81,6 @@ trap cleanup EXIT
 
 now() { date +%s.%N; }
 loaded() { [ "$(cat /sys/module/fabtrace/initstate 2>/dev/null)" = live ]; }
-stat_of() { fabtrace -j stats | "$PY" -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
 # rdma's count of rxe0's QPs (the RDMA core's restrack)
 rdma_qps() {
 	rdma -j resource show | "$PY" -c 'import json,sys
@@ -388,7 +387,7 @@ t0=$SECONDS
 ktap_assert "fabtrace is live" loaded
 sl=$(readlink -f /sys/kernel/slab/ft_qp)
 if [ "${sl##*/}" = ft_qp ]; then merged=''; else merged=" (merged into ${sl##*/})"; fi
-log "ft_qp's cache: $sl$merged, entry_size $(stat_of entry_size); in /proc/slabinfo: $(grep -c '^ft_qp ' /proc/slabinfo || true) line"
+log "ft_qp's cache: $sl$merged, entry_size $(ft_stat entry_size); in /proc/slabinfo: $(grep -c '^ft_qp ' /proc/slabinfo || true) line"
 # retain_ms written throughout the cycles, so that writes land while the
 # module unloads (its retire work must not be queued into a module being
 # freed).  The writer forks a sleep every 50 ms: on the debug kernel that
@@ -506,14 +505,14 @@ rm -f "$T/stop"
 	echo "$n" >"$T/churn.n"
   done ) &
 churn=$!
-g0=$(stat_of generation)
+g0=$(ft_stat generation)
 ft_py cli 12 "$T/stop" --rcvbuf 16384 -j qp show >"$T/cli.jl"
 ft_py cli 12 "$T/stop" --rcvbuf 16384 -j qp show sort qpn >"$T/clisort.jl"
 ft_py raw 12 16384 >"$T/raw.jl"
 touch "$T/stop"
 wait "$churn" || true
 churn=''
-g1=$(stat_of generation)
+g1=$(ft_stat generation)
 nchurn=$(cat "$T/churn.n" 2>/dev/null || echo 0)
 log "churner: $nchurn runs of 20 QPs created and destroyed; generation $g0 -> $g1; $(sort "$T/churn.err" | uniq -c | head -n 3 | tr '\n' ' ')"
 ft_py summary "$T/cli.jl" cli >"$T/cli.sum"
@@ -567,7 +566,7 @@ if [ "$rc" = 0 ]; then
 	# QPs gone) since the count before the load; and again after, so
 	# that no QP came or went between the two sides' counts
 	nq1=$(rdma_qps)
-	live=$(ft_live) af=$(stat_of alloc_fail) ov=$(stat_of overflow)
+	live=$(ft_live) af=$(ft_stat alloc_fail) ov=$(ft_stat overflow)
 	nq2=$(rdma_qps)
 	log "pressure: rdma lists $nq QPs before the load, $nq1 and $nq2 around fabtrace's count: $live live entries, alloc_fail $af, overflow $ov"
 	ktap_result "pressure: every QP is a live entry or counted in alloc_fail ($live + $af == $nq1 == $nq2)" \
@@ -590,7 +589,7 @@ log "rxe: A sent $da_s, B received $db_r; B sent $db_s, A received $da_r; payloa
 log "A: $(rdma statistic show link rxe0/1)"
 ktap_result "reload: rxe dropped nothing (A sent == B rcvd, B sent == A rcvd) and carried perftest's bytes" \
 	test "$da_s" -eq "$db_r" -a "$db_s" -eq "$da_r" -a "$da_s" -ge $((BW_BYTES / 1024))
-ktap_result "reload: hook_missed 0 after the last load" test "$(stat_of hook_missed)" = 0
+ktap_result "reload: hook_missed 0 after the last load" test "$(ft_stat hook_missed)" = 0
 rmmod fabtrace
 or_quiesce 30 >/dev/null || true
 sleep 1

@@ -51,7 +51,8 @@
 #         fail_all WHY; log MSG; run CMD... (logs the command first)
 # Checks: require_cmd CMD...; require_module MOD; require_peer;
 #         wait_for SECS CMD... (poll until CMD succeeds);
-#         py EXPR FILE... (a Python expression over JSON files a, b, ...)
+#         py EXPR FILE... (a Python expression over JSON files a, b, ...);
+#         ft_stat NAME (one of fabtrace's statistics)
 # rxe:    rxe_up / rxe_down [self|peer|both]; rxe_stat COUNTER
 
 # shellcheck disable=SC2034 # the kselftest set, for tests to use
@@ -416,6 +417,11 @@ if not ok:
         print(f"# {name} = {json.dumps(v)}")
 sys.exit(0 if ok else 1)
 EOF
+}
+
+# ft_stat NAME: one of fabtrace's statistics (fabtrace -j stats), e.g. qps.
+ft_stat() {
+	fabtrace -j stats | python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"
 }
 
 # ---- soft-RoCE ----------------------------------------------------------

@@ -136,11 +136,10 @@ PY
 	wait_for $((10 * S)) stats_is retained 0 || log "retained entries not gone within $((10 * S)) s"
 	nrdma=$(rdma -j resource show qp link rxe0/1 |
 		python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')
-	log "after the churn: stats qps $(stat_of qps), rdma lists $nrdma QPs"
+	log "after the churn: stats qps $(ft_stat qps), rdma lists $nrdma QPs"
 	ktap_result "after the churn: stats qps == the QPs rdma lists ($nrdma)" stats_is qps "$nrdma"
 }
-stat_of() { fabtrace -j stats | python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
-stats_is() { [ "$(stat_of "$1")" = "$2" ]; }
+stats_is() { [ "$(ft_stat "$1")" = "$2" ]; }
 
 ktap_plan 12
 ktap_assert "rxe0 up on A" rxe_up self
