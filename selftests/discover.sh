@@ -65,7 +65,6 @@ ft_qpns() {
 print(" ".join(str(q) for q in sorted(q["qpn"] for q in json.load(sys.stdin)
                                        if "destroyed" not in q.get("flags", []))))'
 }
-now() { date +%s.%N; }
 # the churner stops between batches while $T/pause exists, the keeper
 # while $T/keep does not; each says so
 paused() { [ -e "$T/paused" ] && [ -e "$T/kpaused" ]; }

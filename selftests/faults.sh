@@ -79,7 +79,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-now() { date +%s.%N; }
 loaded() { [ "$(cat /sys/module/fabtrace/initstate 2>/dev/null)" = live ]; }
 # rdma's count of rxe0's QPs (the RDMA core's restrack)
 rdma_qps() {

@@ -52,7 +52,7 @@
 # Checks: require_cmd CMD...; require_module MOD; require_peer;
 #         wait_for SECS CMD... (poll until CMD succeeds);
 #         py EXPR FILE... (a Python expression over JSON files a, b, ...);
-#         ft_stat NAME (one of fabtrace's statistics)
+#         ft_stat NAME (one of fabtrace's statistics); now (seconds.ns)
 # rxe:    rxe_up / rxe_down [self|peer|both]; rxe_stat COUNTER
 
 # shellcheck disable=SC2034 # the kselftest set, for tests to use
@@ -418,6 +418,9 @@ if not ok:
 sys.exit(0 if ok else 1)
 EOF
 }
+
+# now: the time of day in seconds, to the nanosecond.
+now() { date +%s.%N; }
 
 # ft_stat NAME: one of fabtrace's statistics (fabtrace -j stats), e.g. qps.
 ft_stat() {
