@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Map the split genetlink ops the spec generator emits onto Linux 6.1. */
+/* What differs between the kernels fabtrace builds for (6.1 to 6.12). */
 #ifndef _FABTRACE_COMPAT_H
 #define _FABTRACE_COMPAT_H
 
+#include <linux/ftrace.h>
 #include <linux/version.h>
 #include <net/genetlink.h>
 #include <rdma/ib_verbs.h>
@@ -60,6 +61,16 @@ static inline struct net_device *ft_port_netdev(struct ib_device *ibdev, u32 por
 }
 #else
 #define ft_port_netdev ib_device_get_netdev
+#endif
+
+/*
+ * Hooks read their target's arguments from the ftrace frame.  6.12 has an
+ * accessor; 6.1's x86 frame is a pt_regs holding the argument registers.
+ */
+#ifdef ftrace_regs_get_argument
+#define ft_arg(fregs, n)	ftrace_regs_get_argument(fregs, n)
+#else
+#define ft_arg(fregs, n)	regs_get_kernel_argument(&(fregs)->regs, n)
 #endif
 
 /* DCBNL's apptrust operations arrived in 6.2. */

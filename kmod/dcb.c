@@ -14,8 +14,8 @@
 #include "compat.h"
 #include "dcb.h"
 #include "dev.h"
+#include "events.h"
 #include "hook.h"
-#include "netlink.h"
 
 /*
  * One port's hardware part.  state is not-applied until a policy-set
@@ -64,7 +64,8 @@ static const char *const op_name[] = {
 	[OP_READBACK] = "read-back",
 };
 
-#define SOFT_STANDS	"; the software policy is set (dcb failed)"
+/* ft_dcb_apply()'s caller returns success: this is a warning */
+#define SOFT_STANDS	"; the software policy is set, not the hardware's (policy show: dcb failed)"
 
 static void op_extack(struct netlink_ext_ack *extack, enum dcb_op op)
 {
@@ -120,7 +121,7 @@ static struct net_device *dcb_netdev(struct ft_dev *dev, u32 port)
 	return ndev;
 }
 
-int ft_dcb_dev_add(struct ft_dev *dev)
+static int dcb_dev_add(struct ft_dev *dev)
 {
 	u32 p, nports = rdma_end_port(dev->ibdev) + 1;
 	struct ft_dcb *dcb;
@@ -135,7 +136,7 @@ int ft_dcb_dev_add(struct ft_dev *dev)
 	return 0;
 }
 
-void ft_dcb_dev_free(struct ft_dev *dev)
+static void dcb_dev_free(struct ft_dev *dev)
 {
 	kvfree(dev->dcb);
 }
@@ -409,7 +410,7 @@ int ft_dcb_apply(struct ft_dev *dev, u32 port, struct netlink_ext_ack *extack)
 	       err ? FABTRACE_DCB_STATE_FAILED : FABTRACE_DCB_STATE_APPLIED, err, op_name[op]);
 	/* a drift this push ended is told of, as one another tool ends */
 	if (was == FABTRACE_DCB_STATE_DRIFT && !err)
-		ft_nl_count_event(ft_nl_policy_drift(dev, port, &p, &hw));
+		ft_event_drift(dev, port, &p, &hw);
 	if (err)
 		op_extack(extack, op);
 	dev_put(ndev);
@@ -493,12 +494,12 @@ static void reread(struct ft_dev *dev, const struct net *net)
 		else
 			dp_set(dp, &hw, true, state, dp->err, dp->err_op);
 		if (tell)
-			ft_nl_count_event(ft_nl_policy_drift(dev, port, &p, &hw));
+			ft_event_drift(dev, port, &p, &hw);
 	}
 }
 
 /* Read a device's ports' hardware part first.  Context: process. */
-void ft_dcb_dev_attach(struct ft_dev *dev)
+static void dcb_dev_attach(struct ft_dev *dev)
 {
 	mutex_lock(&dcb_mutex);
 	rtnl_lock();
@@ -506,6 +507,14 @@ void ft_dcb_dev_attach(struct ft_dev *dev)
 	rtnl_unlock();
 	mutex_unlock(&dcb_mutex);
 }
+
+/* The hardware part of a device's ports' policies. */
+const struct ft_dev_part ft_dcb_part = {
+	.name = "dcb",
+	.add = dcb_dev_add,
+	.attach = dcb_dev_attach,
+	.free = dcb_dev_free,
+};
 
 /* Every device with a netdev in @net, after a DCB change there.  Context: process. */
 static void recheck(const struct net *net)
@@ -545,7 +554,7 @@ static unsigned int dcb_net_id;
 
 /*
  * Any context but NMI (rtnetlink notifies from softirqs too); hooked
- * by ft_hook_on(), inside ftrace's recursion guard, so preemption is off
+ * by ft_hooks_on(), inside ftrace's recursion guard, so preemption is off
  * throughout.  A namespace being dismantled may still notify (a driver's
  * event work, without the RTNL): once its count is zero, cleanup_net()
  * waits for an RCU grace period before any exit, so a callback that saw
@@ -556,11 +565,19 @@ static void notrace dcb_changed(struct net *net, u32 group)
 {
 	struct dcb_net *dn;
 
-	if (group != RTNLGRP_DCB || !check_net(net))
+	if (group != RTNLGRP_DCB)
 		return;
-	dn = net_generic(net, dcb_net_id);
-	WRITE_ONCE(dn->pending, true);
-	queue_delayed_work(system_wq, &dn->work, 0);
+	/*
+	 * Preemption is off here already (ftrace's guard), which is an RCU
+	 * read side; said, so that lockdep and readers of this need not know.
+	 */
+	rcu_read_lock();
+	if (check_net(net)) {
+		dn = net_generic(net, dcb_net_id);
+		WRITE_ONCE(dn->pending, true);
+		queue_delayed_work(system_wq, &dn->work, 0);
+	}
+	rcu_read_unlock();
 }
 
 /* rtnl_notify(skb, net, pid, group, nlh, flags) */
@@ -577,10 +594,7 @@ static void notrace dcb_sk_err_cb(unsigned long ip, unsigned long parent_ip,
 	dcb_changed((struct net *)ft_arg(fregs, 0), (u32)ft_arg(fregs, 1));
 }
 
-static struct {
-	const char *sym;
-	struct ftrace_ops ops;
-} dcb_hooks[] = {
+static struct ft_hook dcb_hooks[] = {
 	{ .sym = "rtnl_notify", .ops.func = dcb_notify_cb },
 	{ .sym = "rtnl_set_sk_err", .ops.func = dcb_sk_err_cb },
 };
@@ -630,15 +644,8 @@ static struct pernet_operations dcb_net_ops = {
 	.size = sizeof(struct dcb_net),
 };
 
-static void dcb_hooks_off(unsigned int n)
-{
-	while (n--)
-		ft_hook_off(&dcb_hooks[n].ops);
-}
-
 int ft_dcb_init(void)
 {
-	unsigned int i;
 	int err;
 
 	if (!IS_ENABLED(CONFIG_DCB))
@@ -646,16 +653,12 @@ int ft_dcb_init(void)
 	err = register_pernet_subsys(&dcb_net_ops);
 	if (err)
 		return err;
-	for (i = 0; i < ARRAY_SIZE(dcb_hooks); i++) {
-		err = ft_hook_on(&dcb_hooks[i].ops, dcb_hooks[i].sym);
-		if (err)
-			goto err_hooks_off;
-	}
+	err = ft_hooks_on(dcb_hooks, ARRAY_SIZE(dcb_hooks));
+	if (err)
+		goto err_unregister_pernet;
 	return 0;
 
-err_hooks_off:
-	pr_err("cannot hook %s: %d\n", dcb_hooks[i].sym, err);
-	dcb_hooks_off(i);
+err_unregister_pernet:
 	unregister_pernet_subsys(&dcb_net_ops);
 	return err;
 }
@@ -665,6 +668,6 @@ void ft_dcb_exit(void)
 {
 	if (!IS_ENABLED(CONFIG_DCB))
 		return;
-	dcb_hooks_off(ARRAY_SIZE(dcb_hooks));
+	ft_hooks_off(dcb_hooks, ARRAY_SIZE(dcb_hooks));
 	unregister_pernet_subsys(&dcb_net_ops);
 }

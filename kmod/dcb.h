@@ -7,18 +7,6 @@
 
 #include "policy.h"
 
-/* What a port's netdev reports through its DCBNL operations. */
-struct ft_dcb_hw {
-	u8 pfc;				/* bit p: priority p is lossless */
-	u8 pfc_cap;
-	u8 has_trust;			/* the driver has dcbnl_getapptrust */
-	u8 trust;			/* enum fabtrace_trust, or FT_DCB_TRUST_OTHER */
-	u8 dscp[FT_DSCP_MAX];		/* bit p: the app table maps it to p */
-};
-
-/* Trusted selectors that are neither policy's order (none, or others first). */
-#define FT_DCB_TRUST_OTHER	0xff
-
 /* A port's DCB state, for replies. */
 struct ft_dcb_snap {
 	u32 state;			/* enum fabtrace_dcb_state */
@@ -29,13 +17,12 @@ struct ft_dcb_snap {
 };
 
 struct ft_dev;
+struct ft_dev_part;
 struct netlink_ext_ack;
 
 int ft_dcb_init(void);
 void ft_dcb_exit(void);
-int ft_dcb_dev_add(struct ft_dev *dev);
-void ft_dcb_dev_attach(struct ft_dev *dev);
-void ft_dcb_dev_free(struct ft_dev *dev);
+extern const struct ft_dev_part ft_dcb_part;
 
 /* A policy change and its push, ordered against the drift checks. */
 void ft_dcb_lock(void);

@@ -5,10 +5,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
-#include "dcb.h"
 #include "dev.h"
-#include "pfc.h"
-#include "qp.h"
 
 /* Serializes device add, remove and the lists' other writers. */
 DEFINE_MUTEX(ft_devs_lock);
@@ -18,6 +15,9 @@ static struct ft_devmap_slot devmap_empty[FT_DEVMAP_SIZE];
 struct ft_devmap ft_devmap = { .slots = RCU_INITIALIZER(devmap_empty) };
 
 static struct ib_client ft_client;
+/* What every device is made of (main.c), in order. */
+static const struct ft_dev_part *const *parts;
+static unsigned int nparts;
 
 static void devmap_free(struct ft_devmap_slot *slots)
 {
@@ -89,68 +89,54 @@ err_full:
 	return -ENOSPC;
 }
 
+/* Free what dev_alloc() allocated, and the first @n parts. */
+static void dev_free(struct ft_dev *dev, unsigned int n)
+{
+	while (n--)
+		if (parts[n]->free)
+			parts[n]->free(dev);
+	free_percpu(dev->pcpu);
+	kfree(dev);
+}
+
 static struct ft_dev *dev_alloc(struct ib_device *ibdev)
 {
 	struct ft_dev *dev;
+	unsigned int i;
+	int err;
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
 		return NULL;
-	dev->idx = kvmalloc(sizeof(*dev->idx), GFP_KERNEL);
-	if (!dev->idx)
-		goto err_free_dev;
-	ft_qpidx_init(dev->idx);
 	dev->pcpu = alloc_percpu(struct ft_dev_pcpu);
 	if (!dev->pcpu)
-		goto err_free_idx;
-	dev->nr_port_qps = FT_PORT_QPS * (rdma_end_port(ibdev) - rdma_start_port(ibdev) + 1);
-	dev->port_qps = kcalloc(dev->nr_port_qps, sizeof(*dev->port_qps), GFP_KERNEL);
-	if (!dev->port_qps)
-		goto err_free_pcpu;
-
+		goto err_free_dev;
 	kref_init(&dev->ref);
 	dev->ibdev = ibdev;
-	if (ft_pfc_dev_add(dev))
-		goto err_free_port_qps;
-	if (ft_dcb_dev_add(dev))
-		goto err_free_pfc;
 	dev->index = ibdev->index;
 	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
 	strscpy(dev->driver, driver_name(ibdev), sizeof(dev->driver));
 	dev->hooked = !strcmp(dev->driver, "rdma_rxe");
 	spin_lock_init(&dev->lock);
-	dev->retired_tail = &dev->retired;
-	INIT_DELAYED_WORK(&dev->audit, ft_qp_audit_fn);
+
+	for (i = 0; i < nparts; i++) {
+		err = parts[i]->add ? parts[i]->add(dev) : 0;
+		if (err) {
+			pr_err("%s: no %s: %d\n", dev->name, parts[i]->name, err);
+			dev_free(dev, i);
+			return NULL;
+		}
+	}
 	return dev;
 
-err_free_pfc:
-	ft_pfc_dev_free(dev);
-err_free_port_qps:
-	kfree(dev->port_qps);
-err_free_pcpu:
-	free_percpu(dev->pcpu);
-err_free_idx:
-	kvfree(dev->idx);
 err_free_dev:
 	kfree(dev);
 	return NULL;
 }
 
-static void dev_free(struct ft_dev *dev)
-{
-	ft_qp_free_all(dev);
-	ft_policy_free(dev);
-	ft_dcb_dev_free(dev);
-	ft_pfc_dev_free(dev);
-	kfree(dev->port_qps);
-	free_percpu(dev->pcpu);
-	kvfree(dev->idx);
-	kfree(dev);
-}
-
 static void dev_release(struct kref *ref)
 {
-	dev_free(container_of(ref, struct ft_dev, ref));
+	dev_free(container_of(ref, struct ft_dev, ref), nparts);
 }
 
 /**
@@ -228,6 +214,7 @@ static int ft_client_add(struct ib_device *ibdev)
 {
 	struct ft_dev *dev, *pos;
 	struct list_head *at;
+	unsigned int i;
 	int err;
 
 	dev = dev_alloc(ibdev);
@@ -249,27 +236,26 @@ static int ft_client_add(struct ib_device *ibdev)
 	list_add_tail_rcu(&dev->list, at);
 	ib_set_client_data(ibdev, &ft_client, dev);
 	mutex_unlock(&ft_devs_lock);
-	/* on the list: the netdev notifier sees its ports from here on */
-	ft_pfc_dev_attach(dev);
-	ft_dcb_dev_attach(dev);
-
 	/*
-	 * Published first, walked second: a QP created meanwhile is added by
-	 * the create hook, and the walk skips what is already there.
+	 * Published first, attached second: a QP created meanwhile is added
+	 * by the create hook, and the discovery walk skips what is there.
 	 */
-	ft_qp_discover(dev);
+	for (i = 0; i < nparts; i++)
+		if (parts[i]->attach)
+			parts[i]->attach(dev);
 	pr_debug("tracking %s (%s)\n", dev->name, dev->driver);
 	return 0;
 
 err_unlock:
 	mutex_unlock(&ft_devs_lock);
-	dev_free(dev);
+	dev_free(dev, nparts);
 	return err;
 }
 
 static void ft_client_remove(struct ib_device *ibdev, void *data)
 {
 	struct ft_dev *dev = data;
+	unsigned int i;
 
 	mutex_lock(&ft_devs_lock);
 	list_del_rcu(&dev->list);
@@ -287,9 +273,10 @@ static void ft_client_remove(struct ib_device *ibdev, void *data)
 		synchronize_rcu();
 	}
 	mutex_unlock(&ft_devs_lock);
-	/* the ib_device's restrack is about to go */
-	cancel_delayed_work_sync(&dev->audit);
-	ft_pfc_dev_detach(dev);
+	/* before the ib_device's restrack and ports go */
+	for (i = nparts; i--;)
+		if (parts[i]->detach)
+			parts[i]->detach(dev);
 	pr_debug("forgetting %s\n", dev->name);
 	kref_put(&dev->ref, dev_release);
 }
@@ -330,8 +317,70 @@ struct ft_dev *ft_dev_find(u32 index, const char *name)
 	return NULL;
 }
 
-int ft_dev_init(void)
+/**
+ * ft_dev_policy_changed() - tell @dev's parts that @port's policy changed
+ * @dev: the device
+ * @port: its port
+ * @old: the policy before
+ * @new: and after
+ *
+ * Context: the policy lock (ft_policy_edit()).
+ */
+void ft_dev_policy_changed(const struct ft_dev *dev, u32 port,
+			   const struct ft_port_policy *old,
+			   const struct ft_port_policy *new)
 {
+	unsigned int i;
+
+	for (i = 0; i < nparts; i++)
+		if (parts[i]->policy_changed)
+			parts[i]->policy_changed(dev, port, old, new);
+}
+
+/* Tell @dev's parts of a QP entry's publication; dev->lock held. */
+void ft_dev_qp_added(const struct ft_dev *dev, struct ft_qp *qp)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&dev->lock);
+	for (i = 0; i < nparts; i++)
+		if (parts[i]->qp_added)
+			parts[i]->qp_added(dev, qp);
+}
+
+/* ... of a change of its path, from @old_port; dev->lock held. */
+void ft_dev_qp_moved(const struct ft_dev *dev, struct ft_qp *qp, u32 old_port)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&dev->lock);
+	for (i = 0; i < nparts; i++)
+		if (parts[i]->qp_moved)
+			parts[i]->qp_moved(dev, qp, old_port);
+}
+
+/* ... and of its retirement; dev->lock held. */
+void ft_dev_qp_retired(const struct ft_dev *dev, struct ft_qp *qp)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&dev->lock);
+	for (i = 0; i < nparts; i++)
+		if (parts[i]->qp_retired)
+			parts[i]->qp_retired(dev, qp);
+}
+
+/**
+ * ft_dev_init() - track RDMA devices, each made of the parts of @table
+ * @table: the parts of a device, in the order they are set up
+ * @n: how many
+ *
+ * Return: 0 or -errno.
+ */
+int ft_dev_init(const struct ft_dev_part *const *table, unsigned int n)
+{
+	parts = table;
+	nparts = n;
 	return ib_register_client(&ft_client);
 }
 

@@ -12,11 +12,43 @@
 #include <rdma/ib_verbs.h>
 
 #include "acct.h"
-#include "policy.h"
 #include "table.h"
 
 struct ft_dcb;
+struct ft_dev;
 struct ft_pfc;
+struct ft_policy;
+struct ft_port_policy;
+
+/*
+ * A part of every device: state of its own, set up with the device and
+ * torn down with it, part after part in the order of the table main.c
+ * gives ft_dev_init(), and undone in the reverse order.  Every callback
+ * may be NULL.  Context: process, for all but @policy_changed.
+ */
+struct ft_dev_part {
+	const char *name;
+	/* allocate, before the device is published; may fail (-errno) */
+	int (*add)(struct ft_dev *dev);
+	/* the device is published: hooks and handlers find it from now on */
+	void (*attach)(struct ft_dev *dev);
+	/* it is unpublished, and a grace period passed: stop what attach began */
+	void (*detach)(struct ft_dev *dev);
+	/* the last reference went: free what add allocated */
+	void (*free)(struct ft_dev *dev);
+	/* a port's policy changed; under the policy lock (policy.c) */
+	void (*policy_changed)(const struct ft_dev *dev, u32 port,
+			       const struct ft_port_policy *old,
+			       const struct ft_port_policy *new);
+	/*
+	 * A QP entry is about to be published, its path (port, traffic
+	 * class) changed from @old_port's, or it was retired.  Under
+	 * dev->lock: no sleeping.
+	 */
+	void (*qp_added)(const struct ft_dev *dev, struct ft_qp *qp);
+	void (*qp_moved)(const struct ft_dev *dev, struct ft_qp *qp, u32 old_port);
+	void (*qp_retired)(const struct ft_dev *dev, struct ft_qp *qp);
+};
 
 /* Totals of a device, per CPU: the hot path adds without atomics. */
 struct ft_dev_pcpu {
@@ -59,7 +91,7 @@ struct ft_dev {
 	 * DSCP d's priority is ECN-capable (ft_ect_wanted()); 0: mark none.
 	 */
 	u64 ect_dscp;
-	struct delayed_work audit;	/* after discovery: ft_qp_audit_fn() */
+	struct delayed_work audit;	/* after discovery; qp.c */
 	u8 audits_left;			/* its runs still to come */
 	struct ft_pfc *pfc;		/* never NULL; pfc.c */
 	struct ft_dcb *dcb;		/* never NULL; dcb.c */
@@ -70,8 +102,14 @@ extern struct mutex ft_devs_lock;
 extern struct list_head ft_devs;
 extern struct ft_devmap ft_devmap;
 
-int ft_dev_init(void);
+int ft_dev_init(const struct ft_dev_part *const *parts, unsigned int n);
 void ft_dev_exit(void);
+void ft_dev_policy_changed(const struct ft_dev *dev, u32 port,
+			   const struct ft_port_policy *old,
+			   const struct ft_port_policy *new);
+void ft_dev_qp_added(const struct ft_dev *dev, struct ft_qp *qp);
+void ft_dev_qp_moved(const struct ft_dev *dev, struct ft_qp *qp, u32 old_port);
+void ft_dev_qp_retired(const struct ft_dev *dev, struct ft_qp *qp);
 
 struct ft_dev *ft_dev_find(u32 index, const char *name);
 struct ft_dev *ft_dev_get(u32 index, const char *name, bool next);

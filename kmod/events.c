@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* QP lifecycle and congestion events: rate limiting and queueing. */
+/* Events of every kind: raised here, rate limited, queued and handed to netlink. */
 
 #include <linux/jiffies.h>
+#include <linux/moduleparam.h>
 #include <linux/pid.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -9,12 +10,18 @@
 
 #include "dev.h"
 #include "events.h"
-#include "netlink.h"
 
 struct ft_ev_stats ft_ev_stats;
-unsigned int ft_ev_rate = 1000;		/* events per second, all QPs */
-unsigned int ft_ev_qp_interval_ms = 100;	/* per QP, congestion kinds */
-unsigned int ft_ev_quiet_ms = 1000;	/* what makes a signal an onset */
+
+static unsigned int ev_rate = 1000;
+module_param_named(event_rate, ev_rate, uint, 0644);
+MODULE_PARM_DESC(event_rate, "events sent per second at most, over all QPs (default 1000)");
+static unsigned int ev_qp_interval_ms = 100;
+module_param_named(event_qp_interval_ms, ev_qp_interval_ms, uint, 0644);
+MODULE_PARM_DESC(event_qp_interval_ms, "least time between two congestion events of one QP (default 100)");
+static unsigned int ev_quiet_ms = 1000;
+module_param_named(event_quiet_ms, ev_quiet_ms, uint, 0644);
+MODULE_PARM_DESC(event_quiet_ms, "quiet time after which a congestion signal is an onset (default 1000)");
 
 #define FT_EV_RING	512
 
@@ -22,7 +29,10 @@ unsigned int ft_ev_quiet_ms = 1000;	/* what makes a signal an onset */
  * Events are rare next to packets (onsets, not every mark), so one
  * spinlock-protected ring is simpler than per-CPU rings and costs nothing
  * on the packet path; rate limiting is counted under the same lock, which
- * keeps the dropped count exact.
+ * keeps the dropped count exact.  Every kind goes through it, in the order
+ * raised, and one worker sends them: a listener sees policy changes in the
+ * order they were made, and a gap in the sequence numbers only for what it
+ * missed.
  */
 static DEFINE_SPINLOCK(ring_lock);
 static struct ft_event *ring;
@@ -30,6 +40,15 @@ static unsigned int ring_head, ring_tail;	/* head == tail: empty */
 static unsigned long win_start;
 static unsigned int win_count;
 static u64 dropped_reported;
+/*
+ * Events are queued only while there is a transport, the netlink family:
+ * it is registered after the ring exists and unregistered before it goes,
+ * and nothing queues the worker once this is false (ft_events_close()).
+ * Under ring_lock.
+ */
+static bool ev_open;
+/* The transport, given while open: netlink's (ft_events_open()). */
+static int (*ev_send)(const struct ft_event *e);
 
 static void ev_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(ev_work, ev_work_fn);
@@ -42,9 +61,15 @@ static DECLARE_DELAYED_WORK(ev_work, ev_work_fn);
  */
 static void ev_withheld(atomic64_t *counter)
 {
+	unsigned long flags;
+
 	atomic64_inc(counter);
-	if (!delayed_work_pending(&ev_work))
+	if (delayed_work_pending(&ev_work) || !READ_ONCE(ev_open))
+		return;
+	spin_lock_irqsave(&ring_lock, flags);
+	if (ev_open)
 		queue_delayed_work(system_wq, &ev_work, HZ);
+	spin_unlock_irqrestore(&ring_lock, flags);
 }
 
 /* One more withheld event of @qp, racing other CPUs; saturates. */
@@ -64,7 +89,7 @@ static bool ev_qp_recent(const struct ft_qp *qp, unsigned long now)
 	u32 last = READ_ONCE(qp->ev_last);
 
 	return last && (u32)now - last <
-	       (u32)msecs_to_jiffies(READ_ONCE(ft_ev_qp_interval_ms));
+	       (u32)msecs_to_jiffies(READ_ONCE(ev_qp_interval_ms));
 }
 
 static bool ev_kind_per_qp_limited(unsigned int kind)
@@ -81,41 +106,47 @@ static bool ev_kind_per_qp_limited(unsigned int kind)
 	}
 }
 
-static void ev_fill(struct ft_event *e, const struct ft_dev *dev,
-		    const struct ft_qp *qp, unsigned int kind, u64 count,
-		    u64 suppressed)
+/* The QP's part of an event. */
+static void ev_fill_qp(struct ft_event *e, const struct ft_qp *qp)
 {
-	e->time = ktime_get_ns();
-	e->kind = kind;
-	e->count = count;
-	e->suppressed = suppressed;
-	e->dev_index = dev->index;
+	e->has_qp = true;
 	e->qpn = qp->qpn;
 	e->rqpn = qp->rqpn;
 	e->pid = qp->owner ? pid_nr(qp->owner) : 0;
-	memcpy(e->dev_name, dev->name, sizeof(e->dev_name));
-	e->dev_name[sizeof(e->dev_name) - 1] = '\0';
 	memcpy(e->comm, qp->comm, sizeof(e->comm));
 	memcpy(e->peer, qp->peer, sizeof(e->peer));
-	e->has_snap = kind == FABTRACE_EVENT_KIND_QP_DESTROY ||
-		      kind == FABTRACE_EVENT_KIND_QP_ERROR;
+	e->has_snap = e->kind == FABTRACE_EVENT_KIND_QP_DESTROY ||
+		      e->kind == FABTRACE_EVENT_KIND_QP_ERROR;
 	if (e->has_snap)
 		ft_snap_take(qp, &e->snap);
 }
 
+/*
+ * Queue an event of @kind on @dev: of @qp if not NULL (limited per QP for
+ * the congestion kinds), then @fill writes its own part, if given.  The
+ * entry is written in place, under the lock: a QP's final counters are too
+ * large for a tap's stack.  Context: any but NMI.
+ */
 static void ev_queue(const struct ft_dev *dev, struct ft_qp *qp,
-		     unsigned int kind, u64 count)
+		     unsigned int kind, u64 count,
+		     void (*fill)(struct ft_event *e, const void *arg),
+		     const void *arg)
 {
-	bool per_qp = ev_kind_per_qp_limited(kind);
+	bool per_qp = qp && ev_kind_per_qp_limited(kind);
 	unsigned long flags, now = jiffies;
+	struct ft_event *e;
 	unsigned int next;
-	u64 suppressed = 0;
 
 	/* a plain read first: a storm of withheld events takes no lock */
 	if (per_qp && ev_qp_recent(qp, now))
 		goto withheld_qp;
 
 	spin_lock_irqsave(&ring_lock, flags);
+	if (!ev_open) {
+		/* no family, so no listener: nobody misses it */
+		spin_unlock_irqrestore(&ring_lock, flags);
+		return;
+	}
 	/*
 	 * Again under the lock, which orders this QP's event senders, with
 	 * the time read under it too: an older one would make a newer
@@ -130,7 +161,7 @@ static void ev_queue(const struct ft_dev *dev, struct ft_qp *qp,
 		win_start = now;
 		win_count = 0;
 	}
-	if (win_count >= READ_ONCE(ft_ev_rate)) {
+	if (win_count >= READ_ONCE(ev_rate)) {
 		spin_unlock_irqrestore(&ring_lock, flags);
 		ev_withheld(&ft_ev_stats.suppressed);
 		return;
@@ -142,15 +173,26 @@ static void ev_queue(const struct ft_dev *dev, struct ft_qp *qp,
 		return;
 	}
 	win_count++;
+	e = &ring[ring_head];
+	memset(e, 0, offsetof(struct ft_event, snap));
+	e->time = ktime_get_ns();
+	e->kind = kind;
+	e->count = count;
+	e->dev_index = dev->index;
+	memcpy(e->dev_name, dev->name, sizeof(e->dev_name));
+	e->dev_name[sizeof(e->dev_name) - 1] = '\0';
 	if (per_qp) {
-		suppressed = xchg(&qp->ev_suppressed, 0);
+		e->suppressed = xchg(&qp->ev_suppressed, 0);
 		/* 0 means "never": keep a real jiffy value away from it */
 		WRITE_ONCE(qp->ev_last, (u32)now ?: 1);
 	}
-	ev_fill(&ring[ring_head], dev, qp, kind, count, suppressed);
+	if (qp)
+		ev_fill_qp(e, qp);
+	if (fill)
+		fill(e, arg);
 	ring_head = next;
-	spin_unlock_irqrestore(&ring_lock, flags);
 	mod_delayed_work(system_wq, &ev_work, 0);
+	spin_unlock_irqrestore(&ring_lock, flags);
 	return;
 
 withheld_qp:
@@ -182,7 +224,7 @@ void ft_event_qp(const struct ft_dev *dev, struct ft_qp *qp, unsigned int kind)
 		count = atomic_read(&qp->cong.errors);
 		break;
 	}
-	ev_queue(dev, qp, kind, count);
+	ev_queue(dev, qp, kind, count, NULL, NULL);
 }
 
 /**
@@ -191,7 +233,7 @@ void ft_event_qp(const struct ft_dev *dev, struct ft_qp *qp, unsigned int kind)
  * @qp: the entry
  * @ev: FT_EV_* mask from ft_acct_tx() or ft_acct_rx()
  *
- * The first signal of a kind after ft_ev_quiet_ms without one is an onset,
+ * The first signal of a kind after event_quiet_ms without one is an onset,
  * and becomes an event.
  */
 void ft_event_note(const struct ft_dev *dev, struct ft_qp *qp, unsigned int ev)
@@ -207,7 +249,7 @@ void ft_event_note(const struct ft_dev *dev, struct ft_qp *qp, unsigned int ev)
 	u64 now = ktime_get_ns(), quiet, prev, count;
 	unsigned int i;
 
-	quiet = (u64)READ_ONCE(ft_ev_quiet_ms) * NSEC_PER_MSEC;
+	quiet = (u64)READ_ONCE(ev_quiet_ms) * NSEC_PER_MSEC;
 	for (i = 0; i < ARRAY_SIZE(map); i++) {
 		if (!(ev & map[i].ev))
 			continue;
@@ -231,8 +273,98 @@ void ft_event_note(const struct ft_dev *dev, struct ft_qp *qp, unsigned int ev)
 			count = atomic64_read(&qp->cong.retrans);
 			break;
 		}
-		ev_queue(dev, qp, map[i].kind, count);
+		ev_queue(dev, qp, map[i].kind, count, NULL, NULL);
 	}
+}
+
+struct storm_arg {
+	u32 port, prio, qps;
+	u64 duration;
+};
+
+static void fill_storm(struct ft_event *e, const void *arg)
+{
+	const struct storm_arg *a = arg;
+
+	e->storm.port = a->port;
+	e->storm.prio = a->prio;
+	e->storm.qps = a->qps;
+	e->storm.duration = a->duration;
+}
+
+/**
+ * ft_event_storm() - a PFC storm started or ended on a port's priority
+ * @dev: the device
+ * @kind: FABTRACE_EVENT_KIND_STORM_START or _END
+ * @port: its port
+ * @prio: the priority
+ * @duration: ns paused so far (start) or in all (end)
+ * @qps: live QPs of @port with @prio
+ */
+void ft_event_storm(const struct ft_dev *dev, u32 kind, u32 port, u32 prio,
+		    u64 duration, u32 qps)
+{
+	const struct storm_arg a = { port, prio, qps, duration };
+
+	ev_queue(dev, NULL, kind, 0, fill_storm, &a);
+}
+
+struct policy_arg {
+	u32 port;
+	const struct ft_port_policy *old, *new;
+	const struct ft_dcb_hw *hw;
+};
+
+static void fill_policy(struct ft_event *e, const void *arg)
+{
+	const struct policy_arg *a = arg;
+
+	e->policy.port = a->port;
+	e->policy.old = *a->old;
+	e->policy.new = *a->new;
+}
+
+/**
+ * ft_event_policy() - a port's policy changed
+ * @dev: the device
+ * @port: its port
+ * @old: the values before
+ * @new: and after
+ *
+ * Context: under the policy lock, so that events come in the order of the
+ * changes.
+ */
+void ft_event_policy(const struct ft_dev *dev, u32 port,
+		     const struct ft_port_policy *old,
+		     const struct ft_port_policy *new)
+{
+	const struct policy_arg a = { .port = port, .old = old, .new = new };
+
+	ev_queue(dev, NULL, FABTRACE_EVENT_KIND_POLICY_CHANGE, 0, fill_policy, &a);
+}
+
+static void fill_drift(struct ft_event *e, const void *arg)
+{
+	const struct policy_arg *a = arg;
+
+	e->drift.port = a->port;
+	e->drift.p = *a->new;
+	e->drift.hw = *a->hw;
+}
+
+/**
+ * ft_event_drift() - a port's hardware no longer reports its policy, or again does
+ * @dev: the device
+ * @port: its port
+ * @p: the policy
+ * @hw: what the hardware reports
+ */
+void ft_event_drift(const struct ft_dev *dev, u32 port,
+		    const struct ft_port_policy *p, const struct ft_dcb_hw *hw)
+{
+	const struct policy_arg a = { .port = port, .new = p, .hw = hw };
+
+	ev_queue(dev, NULL, FABTRACE_EVENT_KIND_POLICY_DRIFT, 0, fill_drift, &a);
 }
 
 static bool ev_pop(struct ft_event *e)
@@ -249,6 +381,15 @@ static bool ev_pop(struct ft_event *e)
 	return ok;
 }
 
+/* Count what became of an event: the transport's return value. */
+static void ev_count(int err)
+{
+	if (err > 0)
+		atomic64_inc(&ft_ev_stats.sent);
+	else if (err < 0)
+		atomic64_inc(&ft_ev_stats.lost);
+}
+
 static void ev_work_fn(struct work_struct *work)
 {
 	struct ft_event *e;
@@ -258,7 +399,7 @@ static void ev_work_fn(struct work_struct *work)
 	if (!e)
 		return;
 	while (ev_pop(e)) {
-		ft_nl_count_event(ft_nl_notify(e));
+		ev_count(ev_send(e));
 		cond_resched();
 	}
 
@@ -270,7 +411,7 @@ static void ev_work_fn(struct work_struct *work)
 		e->kind = FABTRACE_EVENT_KIND_DROPPED;
 		e->time = ktime_get_ns();
 		e->count = dropped - dropped_reported;
-		if (ft_nl_notify(e) >= 0)
+		if (ev_send(e) >= 0)
 			dropped_reported = dropped;
 	}
 	kfree(e);
@@ -298,14 +439,14 @@ void ft_events_bench(unsigned int n, u64 *withheld_ns, u64 *sent_ns)
 	WRITE_ONCE(qp->ev_last, (u32)jiffies ?: 1);
 	t0 = ktime_get_ns();
 	for (i = 0; i < n; i++)
-		ev_queue(&bench_dev, qp, FABTRACE_EVENT_KIND_TIMEOUT, i);
+		ev_queue(&bench_dev, qp, FABTRACE_EVENT_KIND_TIMEOUT, i, NULL, NULL);
 	*withheld_ns = div_u64(ktime_get_ns() - t0, n);
 
 	/*
 	 * Lifecycle events are not limited per QP; queue them in batches that
 	 * fit the ring and the global limit, each waited for until sent.
 	 */
-	batch = min_t(unsigned int, FT_EV_RING / 2, READ_ONCE(ft_ev_rate) ?: 1);
+	batch = min_t(unsigned int, FT_EV_RING / 2, READ_ONCE(ev_rate) ?: 1);
 	t0 = ktime_get_ns();
 	for (i = 0; i < n;) {
 		unsigned int end = min(n, i + batch);
@@ -314,7 +455,8 @@ void ft_events_bench(unsigned int n, u64 *withheld_ns, u64 *sent_ns)
 		win_count = 0;
 		spin_unlock_irq(&ring_lock);
 		for (; i < end; i++)
-			ev_queue(&bench_dev, qp, FABTRACE_EVENT_KIND_QP_CREATE, i);
+			ev_queue(&bench_dev, qp, FABTRACE_EVENT_KIND_QP_CREATE, i,
+				 NULL, NULL);
 		flush_delayed_work(&ev_work);
 	}
 	*sent_ns = div_u64(ktime_get_ns() - t0, n);
@@ -331,9 +473,35 @@ int ft_events_init(void)
 	return 0;
 }
 
+/**
+ * ft_events_open() - send events from now on
+ * @send: how: 1 if sent, 0 if nobody listens, or -errno (then counted lost)
+ */
+void ft_events_open(int (*send)(const struct ft_event *e))
+{
+	spin_lock_irq(&ring_lock);
+	ev_send = send;
+	ev_open = true;
+	spin_unlock_irq(&ring_lock);
+}
+
+/*
+ * The module is closing: nothing is queued from here on, and the worker
+ * has sent its last, before the family goes (main.c).  Raisers (the taps,
+ * the PFC watchdog, the DCB worker, a policy-set) go on for a while and
+ * find the ring closed.
+ */
+void ft_events_close(void)
+{
+	spin_lock_irq(&ring_lock);
+	ev_open = false;
+	spin_unlock_irq(&ring_lock);
+	cancel_delayed_work_sync(&ev_work);
+}
+
+/* Context: ft_events_close() ran, and no raiser is left. */
 void ft_events_exit(void)
 {
-	cancel_delayed_work_sync(&ev_work);
 	kvfree(ring);
 	ring = NULL;
 }

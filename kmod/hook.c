@@ -236,10 +236,9 @@ static int ops_on(struct ftrace_ops *ops, const char *sym, unsigned long addr)
 
 /*
  * @ops->func at each entry of the kernel's function @sym, inside ftrace's
- * recursion guard: never nested on a CPU, preemption off throughout
- * (dcb.c relies on it).
+ * recursion guard: never nested on a CPU, preemption off throughout.
  */
-int ft_hook_on(struct ftrace_ops *ops, const char *sym)
+static int hook_on(struct ftrace_ops *ops, const char *sym)
 {
 	ops->flags |= FTRACE_OPS_FL_RECURSION;
 	return ops_on(ops, sym, 0);
@@ -249,10 +248,43 @@ int ft_hook_on(struct ftrace_ops *ops, const char *sym)
  * Returns once no CPU runs @ops' callback: ops in module memory are
  * FTRACE_OPS_FL_DYNAMIC, whose removal waits for every task and CPU.
  */
-void ft_hook_off(struct ftrace_ops *ops)
+static void hook_off(struct ftrace_ops *ops)
 {
 	WARN_ON(unregister_ftrace_function(ops));
 	ops_reset(ops, ops->func);
+}
+
+/**
+ * ft_hooks_on() - each hook's callback at each entry of its kernel function
+ * @hooks: the hooks, their callbacks set (ops.func)
+ * @n: how many
+ *
+ * The callbacks run inside ftrace's recursion guard: never nested on a
+ * CPU, preemption off throughout.  On an error none is left on.
+ *
+ * Return: 0 or -errno.
+ */
+int ft_hooks_on(struct ft_hook *hooks, unsigned int n)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		err = hook_on(&hooks[i].ops, hooks[i].sym);
+		if (err) {
+			pr_err("cannot hook %s: %d\n", hooks[i].sym, err);
+			ft_hooks_off(hooks, i);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Take off the first @n of @hooks; returns once none of their callbacks runs. */
+void ft_hooks_off(struct ft_hook *hooks, unsigned int n)
+{
+	while (n--)
+		hook_off(&hooks[n].ops);
 }
 
 static int fhook_direct(struct ft_fhook *h)
@@ -302,7 +334,7 @@ static void fhook_off(struct ft_fhook *h)
 		WARN_ON(ft_direct_off(&h->dops, (unsigned long)h->tramp));
 		ops_reset(&h->dops, NULL);
 	} else {
-		ft_hook_off(&h->ops);
+		hook_off(&h->ops);
 	}
 	h->addr = 0;
 	h->direct = false;

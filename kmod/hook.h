@@ -7,16 +7,6 @@
 #include <linux/types.h>
 
 /*
- * Hooks read their target's arguments from the ftrace frame.  6.12 has an
- * accessor; 6.1's x86 frame is a pt_regs holding the argument registers.
- */
-#ifdef ftrace_regs_get_argument
-#define ft_arg(fregs, n)	ftrace_regs_get_argument(fregs, n)
-#else
-#define ft_arg(fregs, n)	regs_get_kernel_argument(&(fregs)->regs, n)
-#endif
-
-/*
  * rxe's hot functions call these trampolines (hook.c) directly, where
  * ftrace has direct calls; this is their x86-64 form.
  */
@@ -31,8 +21,14 @@ void ft_tramp_cqe(void);
 #define ft_tramp_cqe	NULL
 #endif
 
-int ft_hook_on(struct ftrace_ops *ops, const char *sym);
-void ft_hook_off(struct ftrace_ops *ops);
+/* A callback on a kernel function's entry, by name (ft_hooks_on()). */
+struct ft_hook {
+	const char *sym;
+	struct ftrace_ops ops;
+};
+
+int ft_hooks_on(struct ft_hook *hooks, unsigned int n);
+void ft_hooks_off(struct ft_hook *hooks, unsigned int n);
 int ft_hook_init(void);
 void ft_hook_exit(void);
 bool ft_hook_rxe_attached(void);

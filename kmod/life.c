@@ -8,11 +8,10 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/restrack.h>
 
+#include "compat.h"
 #include "dev.h"
 #include "events.h"
-#include "hook.h"
 #include "life.h"
-#include "pfc.h"
 #include "qp.h"
 
 /* Find the live entry of an ib_qp, and its device.  Context: RCU read side. */
@@ -251,7 +250,7 @@ static void path_changed(struct ft_dev *dev, struct ft_qp *qp,
 		}
 		ft_qp_set_sl(qp, rdma_ah_get_sl(&attr->ah_attr));
 	}
-	ft_pfc_qp_move(dev, qp, old_port);
+	ft_dev_qp_moved(dev, qp, old_port);
 	spin_unlock(&dev->lock);
 }
 

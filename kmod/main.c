@@ -10,34 +10,27 @@
 #include "hook.h"
 #include "netlink.h"
 #include "pfc.h"
+#include "policy.h"
 #include "qp.h"
 
-module_param_named(max_qps, ft_max_qps, uint, 0644);
-MODULE_PARM_DESC(max_qps, "QP entries kept at most, live and retained (default 262144)");
-/* A new retain_ms applies to the QPs already retained, at once. */
-static int retain_ms_set(const char *val, const struct kernel_param *kp)
-{
-	int err = param_set_uint(val, kp);
-
-	if (!err)
-		ft_qp_retain_changed();
-	return err;
-}
-
-static const struct kernel_param_ops retain_ms_ops = {
-	.set = retain_ms_set,
-	.get = param_get_uint,
+/*
+ * What every RDMA device is made of, set up in this order and torn down
+ * in the reverse (dev.c).  The QP index comes first: the others' state
+ * follows QPs (the PFC watcher keeps their paused time).
+ */
+static const struct ft_dev_part *const ft_parts[] = {
+	&ft_qp_part,
+	&ft_policy_part,
+	&ft_pfc_part,
+	&ft_dcb_part,
 };
 
-module_param_cb(retain_ms, &retain_ms_ops, &ft_retain_ms, 0644);
-MODULE_PARM_DESC(retain_ms, "how long a destroyed QP's final counters stay readable (default 60000)");
-module_param_named(event_rate, ft_ev_rate, uint, 0644);
-MODULE_PARM_DESC(event_rate, "events sent per second at most, over all QPs (default 1000)");
-module_param_named(event_qp_interval_ms, ft_ev_qp_interval_ms, uint, 0644);
-MODULE_PARM_DESC(event_qp_interval_ms, "least time between two congestion events of one QP (default 100)");
-module_param_named(event_quiet_ms, ft_ev_quiet_ms, uint, 0644);
-MODULE_PARM_DESC(event_quiet_ms, "quiet time after which a congestion signal is an onset (default 1000)");
-
+/*
+ * The family is registered last and unregistered first: genetlink waits
+ * for the requests in flight when it unregisters (they hold its lock for
+ * reading), and pins the module only for dumps, so no request can run
+ * into what is being taken down.  Events stop before it goes.
+ */
 static int __init ft_init(void)
 {
 	int err;
@@ -45,12 +38,9 @@ static int __init ft_init(void)
 	err = ft_qp_init();
 	if (err)
 		return err;
-	err = ft_nl_init();
-	if (err)
-		goto err_qp_exit;
 	err = ft_events_init();
 	if (err)
-		goto err_nl_exit;
+		goto err_qp_exit;
 	/*
 	 * Hooks before devices: a QP created while the devices' existing QPs
 	 * are walked is then caught by one or the other, never by neither.
@@ -66,12 +56,18 @@ static int __init ft_init(void)
 	err = ft_dcb_init();
 	if (err)
 		goto err_pfc_exit;
-	err = ft_dev_init();
+	err = ft_dev_init(ft_parts, ARRAY_SIZE(ft_parts));
 	if (err)
 		goto err_dcb_exit;
+	err = ft_nl_init();
+	if (err)
+		goto err_dev_exit;
+	ft_events_open(ft_nl_event_send);
 	ft_bench_init();
 	return 0;
 
+err_dev_exit:
+	ft_dev_exit();
 err_dcb_exit:
 	ft_dcb_exit();
 err_pfc_exit:
@@ -80,26 +76,25 @@ err_hook_exit:
 	ft_hook_exit();
 err_events_exit:
 	ft_events_exit();
-err_nl_exit:
-	ft_nl_exit();
 err_qp_exit:
 	ft_qp_exit();
 	return err;
 }
 
 /*
- * Devices go first: each leaves the device map, and the hooks see nothing
- * of it, before it is freed.  No event is queued once the hooks are off.
+ * Devices go before hooks: each leaves the device map, and the hooks see
+ * nothing of it, before it is freed.
  */
 static void __exit ft_exit(void)
 {
 	ft_bench_exit();
+	ft_events_close();
+	ft_nl_exit();
 	ft_dev_exit();
 	ft_dcb_exit();
 	ft_pfc_exit();
 	ft_hook_exit();
 	ft_events_exit();
-	ft_nl_exit();
 	ft_qp_exit();
 }
 

@@ -124,14 +124,30 @@ int ft_nl_put_counters(struct sk_buff *skb, const struct ft_snap *s,
 	return 0;
 }
 
-/* Resolve the device a request names by index or name (either, or both). */
+/**
+ * ft_nl_req_dev() - the device a request names by index or name (or both)
+ * @tb: the request's attributes
+ * @a_index: the attribute of the device's index
+ * @a_name: and of its name
+ * @required: a request naming neither is refused; else NULL is returned
+ * @extack: for the error
+ *
+ * Return: the device, held (ft_dev_put()), NULL if none is named and none
+ * is @required, or an ERR_PTR with an extack.
+ */
 struct ft_dev *ft_nl_req_dev(struct nlattr **tb, int a_index, int a_name,
-			     struct netlink_ext_ack *extack)
+			     bool required, struct netlink_ext_ack *extack)
 {
 	struct ft_dev *dev;
 	const char *name = tb[a_name] ? nla_data(tb[a_name]) : NULL;
 	u32 index = tb[a_index] ? nla_get_u32(tb[a_index]) : 0;
 
+	if (!tb[a_index] && !tb[a_name]) {
+		if (!required)
+			return NULL;
+		NL_SET_ERR_MSG(extack, "missing device index or name");
+		return ERR_PTR(-EINVAL);
+	}
 	dev = ft_dev_get(index, name, false);
 	if (!dev) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[a_name] ?: tb[a_index],
@@ -145,6 +161,51 @@ struct ft_dev *ft_nl_req_dev(struct nlattr **tb, int a_index, int a_name,
 		return ERR_PTR(-EINVAL);
 	}
 	return dev;
+}
+
+/*
+ * Whether a caller in @net may change what belongs to @port of @dev: the
+ * port belongs to its netdev's network namespace (a container given a
+ * VF's netdev owns it), or, without a netdev, to the RDMA device's own.
+ * CAP_NET_ADMIN (the family's admin ops) is checked in the initial user
+ * namespace, so a container with its own network namespace passes it;
+ * this keeps it off the host's ports, as DCBNL keeps it off the host's
+ * netdevs.
+ */
+static bool port_in_net(struct ft_dev *dev, u32 port, const struct net *net)
+{
+	struct net_device *ndev = ft_port_netdev(dev->ibdev, port);
+	bool ok;
+
+	if (!ndev)
+		return net_eq(read_pnet(&dev->ibdev->coredev.rdma_net), net);
+	ok = net_eq(dev_net(ndev), net);
+	dev_put(ndev);
+	return ok;
+}
+
+/**
+ * ft_nl_dev_writable() - may a caller in @net change @port of @dev?
+ * @dev: the device
+ * @port: its port, or FT_NL_ALL_PORTS for every port of it
+ * @net: the caller's network namespace
+ * @extack: for the refusal, or NULL to refuse silently
+ *
+ * Return: 0, or -EPERM.
+ */
+int ft_nl_dev_writable(struct ft_dev *dev, u32 port, const struct net *net,
+		       struct netlink_ext_ack *extack)
+{
+	u32 p;
+
+	rdma_for_each_port(dev->ibdev, p) {
+		if ((port == FT_NL_ALL_PORTS || p == port) && !port_in_net(dev, p, net)) {
+			NL_SET_ERR_MSG(extack,
+				       "the port's netdev is in another network namespace");
+			return -EPERM;
+		}
+	}
+	return 0;
 }
 
 /**
@@ -261,11 +322,7 @@ int ft_nl_port_doit(const struct ft_nl_port_get *g, struct genl_info *info)
 	u32 port;
 	int err;
 
-	if (!tb[g->a_index] && !tb[g->a_name]) {
-		NL_SET_ERR_MSG(info->extack, "missing device index or name");
-		return -EINVAL;
-	}
-	dev = ft_nl_req_dev(tb, g->a_index, g->a_name, info->extack);
+	dev = ft_nl_req_dev(tb, g->a_index, g->a_name, true, info->extack);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
 	err = ft_nl_req_port(dev, tb[g->a_port], &port, info->extack);

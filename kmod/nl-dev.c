@@ -97,12 +97,8 @@ int fabtrace_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	int err;
 
-	if (!info->attrs[FABTRACE_A_DEV_INDEX] && !info->attrs[FABTRACE_A_DEV_NAME]) {
-		NL_SET_ERR_MSG(info->extack, "missing device index or name");
-		return -EINVAL;
-	}
 	dev = ft_nl_req_dev(info->attrs, FABTRACE_A_DEV_INDEX, FABTRACE_A_DEV_NAME,
-			    info->extack);
+			    true, info->extack);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Netlink: events on the "events" multicast group. */
+/* Netlink: the events group, where events.c's worker sends every event. */
 
-#include <linux/mutex.h>
 #include <net/genetlink.h>
 
 #include "events.h"
@@ -9,78 +8,112 @@
 #include "netlink.h"
 #include "nl.h"
 
-/* --- events -------------------------------------------------------------- */
-
 /*
- * Sequence numbers count sends, in the order listeners receive them: QP
- * events (the event worker) and policy changes (policy-set) are numbered
- * and multicast under one lock, so a listener sees a gap only for what it
- * missed.
+ * Sequence numbers count sends, in the order listeners receive them.  Only
+ * events.c's worker sends, one event at a time.
  */
-static DEFINE_MUTEX(send_lock);
 static u64 ev_seq;
 
-/**
- * ft_nl_event_new() - start an event for the events group
- * @kind: enum fabtrace_event_kind
- * @mono_ns: when it happened, CLOCK_MONOTONIC
- *
- * Context: process.
- * Return: the message to add attributes to and pass to ft_nl_event_send()
- * (or nlmsg_free()), NULL if nobody listens, or an ERR_PTR.
- */
-struct sk_buff *ft_nl_event_new(u32 kind, u64 mono_ns)
+static int put_qp(struct sk_buff *skb, const struct ft_event *e)
 {
-	struct sk_buff *skb;
+	static const u8 zero[16];
+
+	if (nla_put_u32(skb, FABTRACE_A_EVENT_QPN, e->qpn) ||
+	    nla_put_u32(skb, FABTRACE_A_EVENT_PID, e->pid) ||
+	    nla_put_string(skb, FABTRACE_A_EVENT_COMM, e->comm) ||
+	    ft_nl_put_u64(skb, FABTRACE_A_EVENT_SUPPRESSED, e->suppressed,
+			  FABTRACE_A_EVENT_PAD))
+		return -EMSGSIZE;
+	if (e->rqpn && nla_put_u32(skb, FABTRACE_A_EVENT_REMOTE_QPN, e->rqpn))
+		return -EMSGSIZE;
+	if (memcmp(e->peer, zero, sizeof(zero)) &&
+	    nla_put(skb, FABTRACE_A_EVENT_PEER_ADDR, sizeof(e->peer), e->peer))
+		return -EMSGSIZE;
+	if (e->has_snap &&
+	    ft_nl_put_counters(skb, &e->snap, FABTRACE_A_EVENT_TX, FABTRACE_A_EVENT_RX,
+			       FABTRACE_A_EVENT_CONG))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* What an event of a port's, not of a QP's, carries. */
+static int put_port_kind(struct sk_buff *skb, const struct ft_event *e)
+{
+	switch (e->kind) {
+	case FABTRACE_EVENT_KIND_STORM_START:
+	case FABTRACE_EVENT_KIND_STORM_END:
+		return nla_put_u32(skb, FABTRACE_A_EVENT_PORT, e->storm.port) ||
+		       nla_put_u32(skb, FABTRACE_A_EVENT_PRIO, e->storm.prio) ||
+		       ft_nl_put_u64(skb, FABTRACE_A_EVENT_DURATION, e->storm.duration,
+				     FABTRACE_A_EVENT_PAD) ||
+		       nla_put_u32(skb, FABTRACE_A_EVENT_QPS, e->storm.qps) ? -EMSGSIZE : 0;
+	case FABTRACE_EVENT_KIND_POLICY_CHANGE:
+		return nla_put_u32(skb, FABTRACE_A_EVENT_PORT, e->policy.port) ||
+		       ft_nl_put_policy(skb, FABTRACE_A_EVENT_POLICY_OLD, &e->policy.old) ||
+		       ft_nl_put_policy(skb, FABTRACE_A_EVENT_POLICY_NEW, &e->policy.new) ?
+		       -EMSGSIZE : 0;
+	case FABTRACE_EVENT_KIND_POLICY_DRIFT:
+		return nla_put_u32(skb, FABTRACE_A_EVENT_PORT, e->drift.port) ||
+		       ft_nl_put_policy(skb, FABTRACE_A_EVENT_POLICY_NEW, &e->drift.p) ||
+		       ft_nl_put_policy_hw(skb, FABTRACE_A_EVENT_HW, &e->drift.hw, 0, NULL) ?
+		       -EMSGSIZE : 0;
+	}
+	return 0;
+}
+
+static int event_fill(struct sk_buff *skb, const struct ft_event *e)
+{
 	void *hdr;
 
-	if (!genl_has_listeners(&fabtrace_nl_family, &init_net,
-				FABTRACE_NLGRP_EVENTS))
-		return NULL;
-	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!skb)
-		return ERR_PTR(-ENOMEM);
-	hdr = genlmsg_put(skb, 0, 0, &fabtrace_nl_family, 0,
-			  FABTRACE_CMD_QP_EVENT);
-	/* the number is written when it is sent */
+	hdr = genlmsg_put(skb, 0, 0, &fabtrace_nl_family, 0, FABTRACE_CMD_QP_EVENT);
 	if (!hdr ||
-	    !nla_reserve_64bit(skb, FABTRACE_A_EVENT_SEQ, sizeof(u64),
-			       FABTRACE_A_EVENT_PAD) ||
-	    nla_put_u32(skb, FABTRACE_A_EVENT_KIND, kind) ||
-	    ft_nl_put_u64(skb, FABTRACE_A_EVENT_TIME, ft_nl_realtime(mono_ns),
-			  FABTRACE_A_EVENT_PAD)) {
-		nlmsg_free(skb);
-		return ERR_PTR(-EMSGSIZE);
-	}
-	return skb;
+	    ft_nl_put_u64(skb, FABTRACE_A_EVENT_SEQ, ++ev_seq, FABTRACE_A_EVENT_PAD) ||
+	    nla_put_u32(skb, FABTRACE_A_EVENT_KIND, e->kind) ||
+	    ft_nl_put_u64(skb, FABTRACE_A_EVENT_TIME, ft_nl_realtime(e->time),
+			  FABTRACE_A_EVENT_PAD))
+		return -EMSGSIZE;
+	/* a count: of what the QP saw of the kind, or of the events dropped */
+	if ((e->has_qp || e->kind == FABTRACE_EVENT_KIND_DROPPED) &&
+	    ft_nl_put_u64(skb, FABTRACE_A_EVENT_COUNT, e->count, FABTRACE_A_EVENT_PAD))
+		return -EMSGSIZE;
+	if (e->kind == FABTRACE_EVENT_KIND_DROPPED)
+		return 0;
+	if (nla_put_u32(skb, FABTRACE_A_EVENT_DEV_INDEX, e->dev_index) ||
+	    nla_put_string(skb, FABTRACE_A_EVENT_DEV_NAME, e->dev_name))
+		return -EMSGSIZE;
+	if (e->has_qp)
+		return put_qp(skb, e);
+	return put_port_kind(skb, e);
 }
 
 /**
- * ft_nl_event_send() - number an event and send it to the events group
- * @skb: from ft_nl_event_new(), consumed
+ * ft_nl_event_send() - send one event to the events group
+ * @e: the event
  *
- * Context: process.
+ * Context: process; events.c's worker, the only sender.
  * Return: 1 if sent, 0 if nobody listens, or a negative error.
  */
-int ft_nl_event_send(struct sk_buff *skb)
+int ft_nl_event_send(const struct ft_event *e)
 {
-	struct nlmsghdr *nlh = nlmsg_hdr(skb);
-	struct nlattr *seq;
+	struct sk_buff *skb;
 	int err;
 
-	nlmsg_end(skb, nlh);
-	seq = nla_find(genlmsg_data(nlmsg_data(nlh)), genlmsg_len(nlmsg_data(nlh)),
-		       FABTRACE_A_EVENT_SEQ);
-	if (WARN_ON_ONCE(!seq)) {
+	if (!genl_has_listeners(&fabtrace_nl_family, &init_net,
+				FABTRACE_NLGRP_EVENTS))
+		return 0;
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!skb)
+		return -ENOMEM;
+	err = event_fill(skb, e);
+	if (err) {
+		/* its number is not used: the next event takes it */
+		ev_seq--;
 		nlmsg_free(skb);
-		return -EINVAL;
+		return err;
 	}
-	mutex_lock(&send_lock);
-	ev_seq++;
-	memcpy(nla_data(seq), &ev_seq, sizeof(ev_seq));
+	genlmsg_end(skb, nlmsg_data(nlmsg_hdr(skb)));
 	err = genlmsg_multicast(&fabtrace_nl_family, skb, 0,
 				FABTRACE_NLGRP_EVENTS, GFP_KERNEL);
-	mutex_unlock(&send_lock);
 	if (err == -ESRCH)
 		return 0;
 	/*
@@ -92,55 +125,4 @@ int ft_nl_event_send(struct sk_buff *skb)
 	if (err == -ENOBUFS)
 		err = 0;
 	return err ? err : 1;
-}
-
-/* Count what became of an event: ft_nl_event_send()'s return value. */
-void ft_nl_count_event(int err)
-{
-	if (err > 0)
-		atomic64_inc(&ft_ev_stats.sent);
-	else if (err < 0)
-		atomic64_inc(&ft_ev_stats.lost);
-}
-
-/**
- * ft_nl_notify() - send one QP event to the events group
- * @e: the event
- *
- * Context: process.
- * Return: 1 if sent, 0 if nobody listens, or a negative error.
- */
-int ft_nl_notify(const struct ft_event *e)
-{
-	static const u8 zero[16];
-	struct sk_buff *skb;
-
-	skb = ft_nl_event_new(e->kind, e->time);
-	if (IS_ERR_OR_NULL(skb))
-		return PTR_ERR_OR_ZERO(skb);
-	if (ft_nl_put_u64(skb, FABTRACE_A_EVENT_COUNT, e->count, FABTRACE_A_EVENT_PAD))
-		goto err_free;
-	if (e->kind != FABTRACE_EVENT_KIND_DROPPED &&
-	    (nla_put_u32(skb, FABTRACE_A_EVENT_DEV_INDEX, e->dev_index) ||
-	     nla_put_string(skb, FABTRACE_A_EVENT_DEV_NAME, e->dev_name) ||
-	     nla_put_u32(skb, FABTRACE_A_EVENT_QPN, e->qpn) ||
-	     nla_put_u32(skb, FABTRACE_A_EVENT_PID, e->pid) ||
-	     nla_put_string(skb, FABTRACE_A_EVENT_COMM, e->comm) ||
-	     ft_nl_put_u64(skb, FABTRACE_A_EVENT_SUPPRESSED, e->suppressed,
-			   FABTRACE_A_EVENT_PAD)))
-		goto err_free;
-	if (e->rqpn && nla_put_u32(skb, FABTRACE_A_EVENT_REMOTE_QPN, e->rqpn))
-		goto err_free;
-	if (memcmp(e->peer, zero, sizeof(zero)) &&
-	    nla_put(skb, FABTRACE_A_EVENT_PEER_ADDR, sizeof(e->peer), e->peer))
-		goto err_free;
-	if (e->has_snap &&
-	    ft_nl_put_counters(skb, &e->snap, FABTRACE_A_EVENT_TX, FABTRACE_A_EVENT_RX,
-			       FABTRACE_A_EVENT_CONG))
-		goto err_free;
-	return ft_nl_event_send(skb);
-
-err_free:
-	nlmsg_free(skb);
-	return -EMSGSIZE;
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Netlink: the PFC frames each port received (pfc-get do and dump), and storm events. */
+/* Netlink: the PFC frames each port received (pfc-get do and dump). */
 
 #include <linux/netdevice.h>
 #include <linux/pid_namespace.h>
@@ -9,7 +9,6 @@
 
 #include "dev.h"
 #include "fabtrace-nl-gen.h"
-#include "netlink.h"
 #include "nl.h"
 #include "pfc.h"
 
@@ -110,40 +109,4 @@ int fabtrace_nl_pfc_get_doit(struct sk_buff *skb, struct genl_info *info)
 int fabtrace_nl_pfc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	return ft_nl_port_dumpit(&pfc_get, skb, cb);
-}
-
-/* --- storm events ---------------------------------------------------------- */
-
-/**
- * ft_nl_storm() - tell the events group a storm started or ended
- * @dev: the device
- * @kind: FABTRACE_EVENT_KIND_STORM_START or _END
- * @port: its port
- * @prio: the priority
- * @duration: ns paused so far (start) or in all (end)
- * @qps: live QPs of @port with @prio
- *
- * Context: process.
- * Return: as ft_nl_event_send().
- */
-int ft_nl_storm(struct ft_dev *dev, u32 kind, u32 port, u32 prio,
-		u64 duration, u32 qps)
-{
-	char name[IB_DEVICE_NAME_MAX];
-	struct sk_buff *skb;
-
-	skb = ft_nl_event_new(kind, ktime_get_ns());
-	if (IS_ERR_OR_NULL(skb))
-		return PTR_ERR_OR_ZERO(skb);
-	ft_nl_dev_name(dev, name);
-	if (nla_put_u32(skb, FABTRACE_A_EVENT_DEV_INDEX, dev->index) ||
-	    nla_put_string(skb, FABTRACE_A_EVENT_DEV_NAME, name) ||
-	    nla_put_u32(skb, FABTRACE_A_EVENT_PORT, port) ||
-	    nla_put_u32(skb, FABTRACE_A_EVENT_PRIO, prio) ||
-	    ft_nl_put_u64(skb, FABTRACE_A_EVENT_DURATION, duration, FABTRACE_A_EVENT_PAD) ||
-	    nla_put_u32(skb, FABTRACE_A_EVENT_QPS, qps)) {
-		nlmsg_free(skb);
-		return -EMSGSIZE;
-	}
-	return ft_nl_event_send(skb);
 }

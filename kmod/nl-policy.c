@@ -8,13 +8,12 @@
 #include "dcb.h"
 #include "dev.h"
 #include "fabtrace-nl-gen.h"
-#include "netlink.h"
 #include "nl.h"
 #include "policy.h"
 
 /* --- helpers ------------------------------------------------------------- */
 
-static int put_config(struct sk_buff *skb, int type, const struct ft_port_policy *p)
+int ft_nl_put_policy(struct sk_buff *skb, int type, const struct ft_port_policy *p)
 {
 	struct nlattr *nest;
 
@@ -43,8 +42,8 @@ static int put_config(struct sk_buff *skb, int type, const struct ft_port_policy
  * What the hardware reports (@hw; NULL: not known, a read failed), and how
  * the last push ended (@err, @op).
  */
-static int put_hw(struct sk_buff *skb, int type, const struct ft_dcb_hw *hw,
-		  int err, const char *op)
+int ft_nl_put_policy_hw(struct sk_buff *skb, int type, const struct ft_dcb_hw *hw,
+			int err, const char *op)
 {
 	struct nlattr *nest;
 
@@ -84,13 +83,13 @@ static int policy_fill(struct sk_buff *skb, struct ft_dev *dev, u32 port,
 	if (nla_put_u32(skb, FABTRACE_A_POLICY_DEV_INDEX, dev->index) ||
 	    nla_put_string(skb, FABTRACE_A_POLICY_DEV_NAME, name) ||
 	    nla_put_u32(skb, FABTRACE_A_POLICY_PORT, port) ||
-	    put_config(skb, FABTRACE_A_POLICY_CONFIG, &p) ||
+	    ft_nl_put_policy(skb, FABTRACE_A_POLICY_CONFIG, &p) ||
 	    ft_nl_put_netdev(skb, dev->ibdev, port, net, FABTRACE_A_POLICY_NETDEV_NAME,
 			     FABTRACE_A_POLICY_NETDEV_IFINDEX) ||
 	    nla_put_u32(skb, FABTRACE_A_POLICY_DCB, dcb.state) ||
 	    ((dcb.have_hw || dcb.err) &&
-	     put_hw(skb, FABTRACE_A_POLICY_HW, dcb.have_hw ? &dcb.hw : NULL, dcb.err,
-		    dcb.err_op))) {
+	     ft_nl_put_policy_hw(skb, FABTRACE_A_POLICY_HW, dcb.have_hw ? &dcb.hw : NULL,
+				 dcb.err, dcb.err_op))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -221,109 +220,56 @@ static int set_edit(struct ft_port_policy *p, void *arg)
 	return 0;
 }
 
-/*
- * Tell the events group, from under the policy lock (ft_policy_edit()).
- * The set stands whatever becomes of this; a lost event is counted.
- */
-static void set_commit(const struct ft_port_policy *old,
-		       const struct ft_port_policy *new, void *arg)
-{
-	struct set_req *r = arg;
-	char name[IB_DEVICE_NAME_MAX];
-	struct sk_buff *skb;
-	int err;
-
-	skb = ft_nl_event_new(FABTRACE_EVENT_KIND_POLICY_CHANGE, ktime_get_ns());
-	if (IS_ERR_OR_NULL(skb)) {
-		err = PTR_ERR_OR_ZERO(skb);
-		goto out;
-	}
-	ft_nl_dev_name(r->dev, name);
-	if (nla_put_u32(skb, FABTRACE_A_EVENT_DEV_INDEX, r->dev->index) ||
-	    nla_put_string(skb, FABTRACE_A_EVENT_DEV_NAME, name) ||
-	    nla_put_u32(skb, FABTRACE_A_EVENT_PORT, r->port) ||
-	    put_config(skb, FABTRACE_A_EVENT_POLICY_OLD, old) ||
-	    put_config(skb, FABTRACE_A_EVENT_POLICY_NEW, new)) {
-		nlmsg_free(skb);
-		err = -EMSGSIZE;
-		goto out;
-	}
-	err = ft_nl_event_send(skb);
-out:
-	ft_nl_count_event(err);
-}
-
 int fabtrace_nl_policy_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[FABTRACE_A_POLICY_CFG_MAX + 1];
 	struct set_req req = { .tb = tb, .extack = info->extack };
-	const struct ft_policy_edit edit = {
-		.edit = set_edit, .commit = set_commit, .arg = &req,
-	};
+	const struct ft_policy_edit edit = { .edit = set_edit, .arg = &req };
 	struct nlattr **attrs = info->attrs;
 	unsigned int i;
 	int err;
 
-	if (!attrs[FABTRACE_A_POLICY_DEV_INDEX] && !attrs[FABTRACE_A_POLICY_DEV_NAME]) {
-		NL_SET_ERR_MSG(info->extack, "missing device index or name");
-		return -EINVAL;
-	}
+	req.dev = ft_nl_req_dev(attrs, FABTRACE_A_POLICY_DEV_INDEX,
+				FABTRACE_A_POLICY_DEV_NAME, true, info->extack);
+	if (IS_ERR(req.dev))
+		return PTR_ERR(req.dev);
+	err = -EINVAL;
 	if (!attrs[FABTRACE_A_POLICY_CONFIG]) {
 		NL_SET_ERR_MSG(info->extack, "missing config: nothing to set");
-		return -EINVAL;
+		goto out_put;
 	}
 	/* validated against the policy already, with the request */
 	err = nla_parse_nested(tb, FABTRACE_A_POLICY_CFG_MAX,
 			       attrs[FABTRACE_A_POLICY_CONFIG],
 			       fabtrace_policy_cfg_nl_policy, info->extack);
 	if (err)
-		return err;
+		goto out_put;
 	for (i = 1; i <= FABTRACE_A_POLICY_CFG_MAX && !tb[i]; i++)
 		;
 	if (i > FABTRACE_A_POLICY_CFG_MAX) {
 		NL_SET_ERR_MSG_ATTR(info->extack, attrs[FABTRACE_A_POLICY_CONFIG],
 				    "config: nothing to set");
-		return -EINVAL;
+		err = -EINVAL;
+		goto out_put;
 	}
-	req.dev = ft_nl_req_dev(attrs, FABTRACE_A_POLICY_DEV_INDEX,
-				FABTRACE_A_POLICY_DEV_NAME, info->extack);
-	if (IS_ERR(req.dev))
-		return PTR_ERR(req.dev);
 	err = ft_nl_req_port(req.dev, attrs[FABTRACE_A_POLICY_PORT], &req.port,
 			     info->extack);
+	if (err)
+		goto out_put;
+	err = ft_nl_dev_writable(req.dev, req.port, genl_info_net(info), info->extack);
 	if (err)
 		goto out_put;
 	/* the push follows the change it pushes, before the next change */
 	ft_dcb_lock();
 	err = ft_policy_edit(req.dev, req.port, &edit);
+	/*
+	 * The policy is set.  A push the driver refused does not undo it: the
+	 * request succeeds, with a warning naming the refusal (the CLI exits 2).
+	 */
 	if (!err)
-		err = ft_dcb_apply(req.dev, req.port, info->extack);
+		ft_dcb_apply(req.dev, req.port, info->extack);
 	ft_dcb_unlock();
 out_put:
 	ft_dev_put(req.dev);
 	return err;
-}
-
-/* --- policy-drift ---------------------------------------------------------- */
-
-/* The hardware of @port no longer reports its policy @p, or again does. */
-int ft_nl_policy_drift(struct ft_dev *dev, u32 port, const struct ft_port_policy *p,
-		       const struct ft_dcb_hw *hw)
-{
-	char name[IB_DEVICE_NAME_MAX];
-	struct sk_buff *skb;
-
-	skb = ft_nl_event_new(FABTRACE_EVENT_KIND_POLICY_DRIFT, ktime_get_ns());
-	if (IS_ERR_OR_NULL(skb))
-		return PTR_ERR_OR_ZERO(skb);
-	ft_nl_dev_name(dev, name);
-	if (nla_put_u32(skb, FABTRACE_A_EVENT_DEV_INDEX, dev->index) ||
-	    nla_put_string(skb, FABTRACE_A_EVENT_DEV_NAME, name) ||
-	    nla_put_u32(skb, FABTRACE_A_EVENT_PORT, port) ||
-	    put_config(skb, FABTRACE_A_EVENT_POLICY_NEW, p) ||
-	    put_hw(skb, FABTRACE_A_EVENT_HW, hw, 0, NULL)) {
-		nlmsg_free(skb);
-		return -EMSGSIZE;
-	}
-	return ft_nl_event_send(skb);
 }

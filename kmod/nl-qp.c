@@ -254,7 +254,7 @@ int fabtrace_nl_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 
 	dev = ft_nl_req_dev(tb, FABTRACE_A_QP_DEV_INDEX, FABTRACE_A_QP_DEV_NAME,
-			    info->extack);
+			    true, info->extack);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
 
@@ -449,9 +449,12 @@ static void reset_dev(struct ft_dev *dev, const u32 *qpn)
 
 int fabtrace_nl_qp_reset_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct net *net = genl_info_net(info);
 	struct nlattr **tb = info->attrs;
+	struct ft_qp *qp;
 	struct ft_dev *dev;
-	u32 qpn, index = 0;
+	u32 qpn, port, index = 0;
+	int err = 0;
 
 	if (check_qpns(tb, FABTRACE_A_QP_QPN, info->extack))
 		return -EINVAL;
@@ -461,34 +464,40 @@ int fabtrace_nl_qp_reset_doit(struct sk_buff *skb, struct genl_info *info)
 				    "a QP number needs a device");
 		return -EINVAL;
 	}
-	if (tb[FABTRACE_A_QP_DEV_INDEX] || tb[FABTRACE_A_QP_DEV_NAME]) {
-		dev = ft_nl_req_dev(tb, FABTRACE_A_QP_DEV_INDEX,
-				    FABTRACE_A_QP_DEV_NAME, info->extack);
-		if (IS_ERR(dev))
-			return PTR_ERR(dev);
-		if (tb[FABTRACE_A_QP_QPN]) {
-			qpn = nla_get_u32(tb[FABTRACE_A_QP_QPN]);
-			rcu_read_lock();
-			if (!qp_lookup(dev, qpn)) {
-				rcu_read_unlock();
-				ft_dev_put(dev);
-				NL_SET_ERR_MSG_ATTR(info->extack,
-						    tb[FABTRACE_A_QP_QPN],
-						    "no such QP");
-				return -ENOENT;
-			}
-			rcu_read_unlock();
-			reset_dev(dev, &qpn);
-		} else {
-			reset_dev(dev, NULL);
+	dev = ft_nl_req_dev(tb, FABTRACE_A_QP_DEV_INDEX, FABTRACE_A_QP_DEV_NAME,
+			    false, info->extack);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	if (!dev) {
+		/* every device this namespace owns; the others are not its to zero */
+		while ((dev = ft_dev_get(index, NULL, true))) {
+			if (!ft_nl_dev_writable(dev, FT_NL_ALL_PORTS, net, NULL))
+				reset_dev(dev, NULL);
+			index = dev->index + 1;
+			ft_dev_put(dev);
 		}
-		ft_dev_put(dev);
 		return 0;
 	}
-	while ((dev = ft_dev_get(index, NULL, true))) {
-		reset_dev(dev, NULL);
-		index = dev->index + 1;
-		ft_dev_put(dev);
+	if (!tb[FABTRACE_A_QP_QPN]) {
+		err = ft_nl_dev_writable(dev, FT_NL_ALL_PORTS, net, info->extack);
+		if (!err)
+			reset_dev(dev, NULL);
+		goto out_put;
 	}
-	return 0;
+	qpn = nla_get_u32(tb[FABTRACE_A_QP_QPN]);
+	rcu_read_lock();
+	qp = qp_lookup(dev, qpn);
+	port = qp ? READ_ONCE(qp->port) : 0;
+	rcu_read_unlock();
+	if (!qp) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[FABTRACE_A_QP_QPN], "no such QP");
+		err = -ENOENT;
+		goto out_put;
+	}
+	err = ft_nl_dev_writable(dev, port, net, info->extack);
+	if (!err)
+		reset_dev(dev, &qpn);
+out_put:
+	ft_dev_put(dev);
+	return err;
 }

@@ -8,6 +8,7 @@
 #include "acct.h"
 
 struct ft_dev;
+struct net;
 
 extern u64 ft_nl_load_time;
 
@@ -18,11 +19,20 @@ int ft_nl_put_traffic(struct sk_buff *skb, int type, u64 bytes,
 int ft_nl_put_counters(struct sk_buff *skb, const struct ft_snap *s,
 		       int tx, int rx, int cong);
 struct ft_dev *ft_nl_req_dev(struct nlattr **tb, int a_index, int a_name,
-			     struct netlink_ext_ack *extack);
+			     bool required, struct netlink_ext_ack *extack);
+#define FT_NL_ALL_PORTS	U32_MAX
+int ft_nl_dev_writable(struct ft_dev *dev, u32 port, const struct net *net,
+		       struct netlink_ext_ack *extack);
 void ft_nl_dev_name(struct ft_dev *dev, char *name);
 struct ib_device;
 int ft_nl_put_netdev(struct sk_buff *skb, struct ib_device *ibdev, u32 port,
 		     const struct net *net, int a_name, int a_ifindex);
+
+struct ft_port_policy;
+struct ft_dcb_hw;
+int ft_nl_put_policy(struct sk_buff *skb, int type, const struct ft_port_policy *p);
+int ft_nl_put_policy_hw(struct sk_buff *skb, int type, const struct ft_dcb_hw *hw,
+			int err, const char *op);
 
 /* A get of one port's object: its attributes, and how to fill a message. */
 struct ft_nl_port_get {

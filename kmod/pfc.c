@@ -13,7 +13,6 @@
 #include "compat.h"
 #include "dev.h"
 #include "events.h"
-#include "netlink.h"
 #include "pfc.h"
 #include "policy.h"
 #include "qp.h"
@@ -243,7 +242,7 @@ static void set_counted(struct ft_qp *qp, u8 prio, u32 base)
 }
 
 /* Caller holds dev->lock; @qp is being published: its share starts now. */
-void ft_pfc_qp_start(const struct ft_dev *dev, struct ft_qp *qp)
+static void pfc_qp_start(const struct ft_dev *dev, struct ft_qp *qp)
 {
 	u8 prio = ft_qp_prio(dev, qp);
 
@@ -256,7 +255,7 @@ void ft_pfc_qp_start(const struct ft_dev *dev, struct ft_qp *qp)
  * have changed with its traffic class or the policy: it keeps what it
  * accrued and goes on with the priority it has now.
  */
-void ft_pfc_qp_move(const struct ft_dev *dev, struct ft_qp *qp, u32 old_port)
+static void pfc_qp_move(const struct ft_dev *dev, struct ft_qp *qp, u32 old_port)
 {
 	u32 port = READ_ONCE(qp->port);
 	u8 prio = ft_qp_prio(dev, qp), old = counted_prio(qp);
@@ -273,7 +272,7 @@ void ft_pfc_qp_move(const struct ft_dev *dev, struct ft_qp *qp, u32 old_port)
 }
 
 /* Caller holds dev->lock; @qp is destroyed: its share stops growing. */
-void ft_pfc_qp_freeze(const struct ft_dev *dev, struct ft_qp *qp)
+static void pfc_qp_freeze(const struct ft_dev *dev, struct ft_qp *qp)
 {
 	lockdep_assert_held(&dev->lock);
 	if (READ_ONCE(qp->flags) & FT_QP_PFC_FROZEN)
@@ -321,10 +320,10 @@ static void policy_move_one(const struct ft_dev *cdev, struct ft_qp *qp, void *a
 	struct ft_dev *dev = (struct ft_dev *)cdev;
 	const struct policy_move *m = arg;
 
-	if (READ_ONCE(qp->port) != m->port)
-		return;
+	/* under the lock: path_changed() may be moving the QP to another port */
 	spin_lock(&dev->lock);
-	ft_pfc_qp_move(dev, qp, m->port);
+	if (READ_ONCE(qp->port) == m->port)
+		pfc_qp_move(dev, qp, m->port);
 	spin_unlock(&dev->lock);
 	if (ft_qp_misconfigured(dev, qp, m->new) &&
 	    !ft_qp_misconfigured(dev, qp, m->old))
@@ -336,9 +335,10 @@ static void policy_move_one(const struct ft_dev *cdev, struct ft_qp *qp, void *a
  * misconfigured.  Context: the policy lock, process; @new is published.
  * A QP published meanwhile took its priority under @new already.
  */
-void ft_pfc_policy_changed(const struct ft_dev *dev, u32 port,
-			   const struct ft_port_policy *old,
-			   const struct ft_port_policy *new)
+/* A port's policy changed: its QPs may have another priority now. */
+static void pfc_policy_changed(const struct ft_dev *dev, u32 port,
+			       const struct ft_port_policy *old,
+			       const struct ft_port_policy *new)
 {
 	struct policy_move m = { .port = port, .old = old, .new = new };
 
@@ -457,9 +457,8 @@ static void wd_fn(struct work_struct *work)
 		/* the events group is for CAP_NET_ADMIN: every QP counts */
 		ft_pfc_qps(pfc->dev, port, &init_pid_ns, qps);
 		for (i = 0; i < n; i++)
-			ft_nl_count_event(ft_nl_storm(pfc->dev, ev[i].kind, ev[i].port,
-						      ev[i].prio, ev[i].duration,
-						      qps[ev[i].prio]));
+			ft_event_storm(pfc->dev, ev[i].kind, ev[i].port, ev[i].prio,
+				       ev[i].duration, qps[ev[i].prio]);
 	}
 	if (next != U64_MAX)
 		schedule_delayed_work(&pfc->wd, nsecs_to_jiffies(next - now) + 1);
@@ -467,7 +466,7 @@ static void wd_fn(struct work_struct *work)
 
 /* --- ports and their netdevs ------------------------------------------------ */
 
-int ft_pfc_dev_add(struct ft_dev *dev)
+static int pfc_dev_add(struct ft_dev *dev)
 {
 	u32 p, nports = rdma_end_port(dev->ibdev) + 1;
 	struct ft_pfc *pfc;
@@ -488,7 +487,7 @@ int ft_pfc_dev_add(struct ft_dev *dev)
  * Start receiving the device's ports' PFC frames.  Context: the device is
  * published (the netdev notifier may detach a port from here on); process.
  */
-void ft_pfc_dev_attach(struct ft_dev *dev)
+static void pfc_dev_attach(struct ft_dev *dev)
 {
 	struct ft_pfc *pfc = dev->pfc;
 	struct net_device *ndev;
@@ -515,7 +514,7 @@ void ft_pfc_dev_attach(struct ft_dev *dev)
  * Stop.  Context: the frame handler can no longer find the device (it is
  * off the list, and a grace period passed); process.
  */
-void ft_pfc_dev_detach(struct ft_dev *dev)
+static void pfc_dev_detach(struct ft_dev *dev)
 {
 	struct ft_pfc *pfc = dev->pfc;
 	u32 p;
@@ -528,10 +527,23 @@ void ft_pfc_dev_detach(struct ft_dev *dev)
 	cancel_delayed_work_sync(&pfc->wd);
 }
 
-void ft_pfc_dev_free(struct ft_dev *dev)
+static void pfc_dev_free(struct ft_dev *dev)
 {
 	kvfree(dev->pfc);
 }
+
+/* A device's ports' PFC state, and the storm watchdog of them. */
+const struct ft_dev_part ft_pfc_part = {
+	.name = "pfc",
+	.add = pfc_dev_add,
+	.attach = pfc_dev_attach,
+	.detach = pfc_dev_detach,
+	.free = pfc_dev_free,
+	.policy_changed = pfc_policy_changed,
+	.qp_added = pfc_qp_start,
+	.qp_moved = pfc_qp_move,
+	.qp_retired = pfc_qp_freeze,
+};
 
 /*
  * The netdevs of ports: one going away is let go at once (rxe removes its

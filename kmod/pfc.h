@@ -10,6 +10,7 @@
 #include "policy.h"
 
 struct ft_dev;
+struct ft_dev_part;
 struct ft_qp;
 struct net_device;
 
@@ -47,10 +48,7 @@ struct ft_pfc_snap {
 int ft_pfc_init(void);
 void ft_pfc_exit(void);
 
-int ft_pfc_dev_add(struct ft_dev *dev);
-void ft_pfc_dev_attach(struct ft_dev *dev);
-void ft_pfc_dev_detach(struct ft_dev *dev);
-void ft_pfc_dev_free(struct ft_dev *dev);
+extern const struct ft_dev_part ft_pfc_part;
 
 bool ft_pfc_snap(const struct ft_dev *dev, u32 port, struct ft_pfc_snap *s);
 struct pid_namespace;
@@ -58,16 +56,10 @@ void ft_pfc_qps(const struct ft_dev *dev, u32 port, struct pid_namespace *ns,
 		u32 *n);
 
 u8 ft_qp_prio(const struct ft_dev *dev, const struct ft_qp *qp);
-void ft_pfc_qp_start(const struct ft_dev *dev, struct ft_qp *qp);
-void ft_pfc_qp_move(const struct ft_dev *dev, struct ft_qp *qp, u32 old_port);
-void ft_pfc_qp_freeze(const struct ft_dev *dev, struct ft_qp *qp);
 void ft_pfc_qp_reset(const struct ft_dev *dev, struct ft_qp *qp);
 u32 ft_pfc_qp_paused_us(struct ft_dev *dev, const struct ft_qp *qp);
 #ifdef CONFIG_FABTRACE_BENCH
 int ft_pfc_bench(struct ft_dev *dev, u64 n, u64 *ns);
 #endif
-void ft_pfc_policy_changed(const struct ft_dev *dev, u32 port,
-			   const struct ft_port_policy *old,
-			   const struct ft_port_policy *new);
 
 #endif /* _FABTRACE_PFC_H */

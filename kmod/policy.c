@@ -6,7 +6,7 @@
 #include <uapi/linux/fabtrace.h>
 
 #include "dev.h"
-#include "pfc.h"
+#include "events.h"
 #include "policy.h"
 
 /* Serialises policy writers against each other; readers use RCU. */
@@ -144,9 +144,9 @@ int ft_policy_edit(struct ft_dev *dev, u32 port, const struct ft_policy_edit *e)
 	stale = cur;
 	/* pairs with the barrier of a QP being published (qp_insert()) */
 	smp_mb();
-	ft_pfc_policy_changed(dev, port, &old, new);
+	ft_dev_policy_changed(dev, port, &old, new);
 	/* under the lock: listeners learn of changes in the order they were made */
-	e->commit(&old, new, e->arg);
+	ft_event_policy(dev, port, &old, new);
 out_unlock:
 	mutex_unlock(&policy_lock);
 	if (stale == next)
@@ -156,7 +156,14 @@ out_unlock:
 	return err;
 }
 
-void ft_policy_free(struct ft_dev *dev)
+/* Context: the device is unreachable for readers (after a grace period). */
+static void policy_free(struct ft_dev *dev)
 {
 	kvfree(rcu_dereference_protected(dev->policy, true));
 }
+
+/* A device's policies: none until the first change (the defaults). */
+const struct ft_dev_part ft_policy_part = {
+	.name = "policy",
+	.free = policy_free,
+};

@@ -33,6 +33,18 @@ struct ft_port_policy {
 
 static_assert(sizeof(struct ft_port_policy) == 88);
 
+/* What a port's netdev reports of its policy through DCBNL (dcb.c). */
+struct ft_dcb_hw {
+	u8 pfc;				/* bit p: priority p is lossless */
+	u8 pfc_cap;
+	u8 has_trust;			/* the driver has dcbnl_getapptrust */
+	u8 trust;			/* enum fabtrace_trust, or FT_DCB_TRUST_OTHER */
+	u8 dscp[FT_DSCP_MAX];		/* bit p: the app table maps it to p */
+};
+
+/* Trusted selectors that are neither policy's order (none, or others first). */
+#define FT_DCB_TRUST_OTHER	0xff
+
 /*
  * A device's policies, indexed by port number.  Replaced whole under the
  * policy lock and freed after a grace period: readers (the data path, in
@@ -68,20 +80,18 @@ static inline u8 ft_policy_prio(const struct ft_port_policy *p, u8 tclass)
 /*
  * A change of one port's policy.  @edit gets a copy of the current policy
  * to change, and may fail (-errno), which leaves the policy as it was.  If
- * the copy differs, it is published, and @commit is told the values before
- * and after, under the policy lock: commits come in the order of changes.
+ * the copy differs, it is published, the device's parts are told
+ * (ft_dev_policy_changed()) and a policy-change event raised, under the
+ * policy lock: both come in the order of the changes.
  */
 struct ft_policy_edit {
 	int (*edit)(struct ft_port_policy *p, void *arg);
-	void (*commit)(const struct ft_port_policy *old,
-		       const struct ft_port_policy *new, void *arg);
 	void *arg;
 };
 
 /* Context: process; takes the policy lock; may sleep. */
 int ft_policy_edit(struct ft_dev *dev, u32 port, const struct ft_policy_edit *e);
 
-/* Context: the device is unreachable for readers (after a grace period). */
-void ft_policy_free(struct ft_dev *dev);
+extern const struct ft_dev_part ft_policy_part;
 
 #endif /* _FABTRACE_POLICY_H */

@@ -12,12 +12,9 @@
 #include <rdma/restrack.h>
 
 #include "dev.h"
-#include "qp.h"
 #include "events.h"
-#include "pfc.h"
+#include "qp.h"
 
-unsigned int ft_max_qps = 262144;
-unsigned int ft_retain_ms = 60000;
 struct ft_qp_stats ft_qp_stats;
 struct ft_leaf ft_leaf_none;
 
@@ -29,17 +26,32 @@ static void evict_work_fn(struct work_struct *work);
 static DECLARE_WORK(evict_work, evict_work_fn);
 static atomic_t evicting;		/* evicted entries not yet freed */
 
-/**
- * ft_qp_retain_changed() - retain_ms changed: apply it to every retained QP
- *
- * The worker sleeps until the oldest retained entry expires under the old
- * value; run it now, so that a lower value takes effect at once.
+unsigned int ft_max_qps = 262144;
+module_param_named(max_qps, ft_max_qps, uint, 0644);
+MODULE_PARM_DESC(max_qps, "QP entries kept at most, live and retained (default 262144)");
+
+/*
+ * A new retain_ms applies to the QPs already retained, at once: the worker
+ * sleeps until the oldest retained entry expires under the old value, and
+ * runs now instead.
  */
-void ft_qp_retain_changed(void)
+unsigned int ft_retain_ms = 60000;
+static int retain_ms_set(const char *val, const struct kernel_param *kp)
 {
-	if (READ_ONCE(retire_ready))
+	int err = param_set_uint(val, kp);
+
+	if (!err && READ_ONCE(retire_ready))
 		mod_delayed_work(system_wq, &retire_work, 0);
+	return err;
 }
+
+static const struct kernel_param_ops retain_ms_ops = {
+	.set = retain_ms_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(retain_ms, &retain_ms_ops, &ft_retain_ms, 0644);
+MODULE_PARM_DESC(retain_ms, "how long a destroyed QP's final counters stay readable (default 60000)");
 
 unsigned int ft_qp_entry_size(void)
 {
@@ -227,7 +239,7 @@ static void retire_locked(struct ft_dev *dev, struct ft_qp __rcu **slot,
 {
 	rcu_assign_pointer(*slot, NULL);
 	qp->dtime = ktime_get_ns();
-	ft_pfc_qp_freeze(dev, qp);
+	ft_dev_qp_retired(dev, qp);
 	WRITE_ONCE(qp->flags, qp->flags | FT_QP_DESTROYED);
 	/* appended in destroy order: the list stays oldest first */
 	rcu_assign_pointer(*dev->retired_tail, qp);
@@ -268,7 +280,7 @@ static bool qp_insert(struct ft_dev *dev, struct ft_qp *qp, gfp_t gfp)
 	if (old)
 		retire_locked(dev, slot, old);
 	seen = rcu_access_pointer(dev->policy);
-	ft_pfc_qp_start(dev, qp);
+	ft_dev_qp_added(dev, qp);
 	rcu_assign_pointer(*slot, qp);
 	/*
 	 * A policy published since is walked over the QPs, which may have
@@ -277,7 +289,7 @@ static bool qp_insert(struct ft_dev *dev, struct ft_qp *qp, gfp_t gfp)
 	 */
 	smp_mb();
 	if (rcu_access_pointer(dev->policy) != seen)
-		ft_pfc_qp_move(dev, qp, qp->port);
+		ft_dev_qp_moved(dev, qp, qp->port);
 	dev->nr_live++;
 	atomic_inc(&ft_qp_stats.generation);
 	added = true;
@@ -406,7 +418,7 @@ static struct ft_restrack_root *restrack_qps(const struct ft_dev *dev)
  * they may be freed.  restrack keys a
  * special QP by its number and port (6.1 and 6.12).  Context: process.
  */
-void ft_qp_audit_fn(struct work_struct *work)
+static void audit_fn(struct work_struct *work)
 {
 	struct ft_dev *dev = container_of(to_delayed_work(work), struct ft_dev, audit);
 	struct ft_restrack_root *rt = restrack_qps(dev);
@@ -444,13 +456,11 @@ void ft_qp_audit_fn(struct work_struct *work)
 		schedule_delayed_work(&dev->audit, 10 * HZ);
 }
 
-/**
- * ft_qp_discover() - add entries for the QPs a device already has
- * @dev: a device fabtrace just learnt of
- *
+/*
+ * Add entries for the QPs a device fabtrace just learnt of already has.
  * Context: process; walks ib_core's own resource tracking, as nldev does.
  */
-void ft_qp_discover(struct ft_dev *dev)
+static void qp_discover(struct ft_dev *dev)
 {
 	struct ft_restrack_root *rt = restrack_qps(dev);
 	struct rdma_restrack_entry *res;
@@ -641,11 +651,8 @@ void ft_qp_walk(const struct ft_dev *dev,
 	rcu_read_unlock();
 }
 
-/**
- * ft_qp_free_all() - free every entry of a device that is going away
- * @dev: a device no longer reachable by hooks or netlink (RCU-wise)
- */
-void ft_qp_free_all(struct ft_dev *dev)
+/* Free every entry of a device no longer reachable by hooks or netlink. */
+static void qp_free_all(struct ft_dev *dev)
 {
 	struct ft_qp *qp, *next;
 	struct ft_leaf *leaf;
@@ -673,6 +680,47 @@ void ft_qp_free_all(struct ft_dev *dev)
 	}
 	atomic_inc(&ft_qp_stats.generation);
 }
+
+static int qp_dev_add(struct ft_dev *dev)
+{
+	struct ib_device *ibdev = dev->ibdev;
+
+	dev->idx = kvmalloc(sizeof(*dev->idx), GFP_KERNEL);
+	if (!dev->idx)
+		return -ENOMEM;
+	ft_qpidx_init(dev->idx);
+	dev->nr_port_qps = FT_PORT_QPS * (rdma_end_port(ibdev) - rdma_start_port(ibdev) + 1);
+	dev->port_qps = kcalloc(dev->nr_port_qps, sizeof(*dev->port_qps), GFP_KERNEL);
+	if (!dev->port_qps) {
+		kvfree(dev->idx);
+		return -ENOMEM;
+	}
+	dev->retired_tail = &dev->retired;
+	INIT_DELAYED_WORK(&dev->audit, audit_fn);
+	return 0;
+}
+
+/* The ib_device's restrack is about to go: the audit walks it. */
+static void qp_dev_detach(struct ft_dev *dev)
+{
+	cancel_delayed_work_sync(&dev->audit);
+}
+
+static void qp_dev_free(struct ft_dev *dev)
+{
+	qp_free_all(dev);
+	kfree(dev->port_qps);
+	kvfree(dev->idx);
+}
+
+/* A device's QP entries: its index, its port QPs and its retired list. */
+const struct ft_dev_part ft_qp_part = {
+	.name = "qp index",
+	.add = qp_dev_add,
+	.attach = qp_discover,
+	.detach = qp_dev_detach,
+	.free = qp_dev_free,
+};
 
 /**
  * ft_qp_reset() - zero the counters of @qp

@@ -8,6 +8,9 @@
 #include "acct.h"
 
 struct ft_dev;
+struct ft_dev_part;
+
+extern const struct ft_dev_part ft_qp_part;
 
 extern unsigned int ft_max_qps;
 extern unsigned int ft_retain_ms;
@@ -29,12 +32,7 @@ void ft_qp_exit(void);
 
 void ft_qp_created(struct ft_dev *dev, struct ib_qp *ibqp);
 void ft_qp_destroyed(struct ft_dev *dev, struct ib_qp *ibqp);
-void ft_qp_discover(struct ft_dev *dev);
-struct work_struct;
-void ft_qp_audit_fn(struct work_struct *work);
-void ft_qp_free_all(struct ft_dev *dev);
 void ft_qp_reset(struct ft_qp *qp);
-void ft_qp_retain_changed(void);
 bool ft_qp_congested(const struct ft_qp *qp);
 struct pid_namespace;
 bool ft_qp_visible(const struct ft_qp *qp, struct pid_namespace *ns);

@@ -6,9 +6,9 @@
 #include <rdma/ib_verbs.h>
 
 #include "cnp.h"
+#include "compat.h"
 #include "dev.h"
 #include "events.h"
-#include "hook.h"
 #include "qp.h"
 #include "roce.h"
 #include "tap.h"
