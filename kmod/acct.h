@@ -72,13 +72,12 @@ struct ft_cong {
  * atomics keep them exact when, rarely, two CPUs send on one QP at once.
  * Per-CPU copies would cost nr_cpus times the memory for 100k QPs.
  *
- * Size matters at that scale: at 472 bytes or less, SLUB packs 17 entries
- * in an order-1 slab (482 bytes each) where 504 bytes took 512.  The
- * device of an entry is known to every path that reaches it, so it is not
- * stored; retired entries are only ever appended and expire oldest first,
- * so one link suffices.
+ * Size matters at that scale: SLUB packs 16 entries of up to 512 bytes in
+ * an order-1 slab.  The device of an entry is known to every path that
+ * reaches it, so it is not stored; retired entries are only ever appended
+ * and expire oldest first, so one link suffices.
  */
-#define FT_QP_SIZE_MAX	472
+#define FT_QP_SIZE_MAX	512
 struct ft_qp {
 	struct ft_dir dir_tx;
 	/* PSN trackers: written by the path that owns them (see acct.c) */
@@ -98,7 +97,8 @@ struct ft_qp {
 	u8 sl;			/* 0-3: the SL; 4-6: pfc.c's (dev->lock) */
 	u16 ev_suppressed;	/* events withheld since the last sent */
 	u32 ev_last;		/* jiffies of the last event sent */
-	u32 pfc_base;		/* us; see pfc.c */
+	u64 pfc_base;		/* ns; see pfc.c */
+	u64 cnp_sent;		/* ktime_get_ns() of the last CNP sent; cnp.c */
 	const struct ib_qp *ibqp;	/* identity only, never dereferenced */
 	struct pid *owner;
 	char comm[16];

@@ -58,9 +58,9 @@ static int cnp_send(const u8 *cnp, unsigned int len, struct net_device *ndev,
 }
 
 /*
- * Whether the CE-marked packet at @ip came from @qp's peer: only then is it
- * answered, and to the peer the QP knows, not to whatever source the
- * packet claims (rxe checks addresses only after this tap has run).
+ * Whether the CE-marked packet at @ip came from @qp's peer over IPv4: only
+ * then is it answered, and to the peer the QP knows (rxe checks the
+ * addresses of connected QPs only; a UD QP's packet may come from anyone).
  */
 static bool from_peer(const struct ft_qp *qp, const u8 *ip, unsigned int avail)
 {
@@ -80,7 +80,9 @@ static bool from_peer(const struct ft_qp *qp, const u8 *ip, unsigned int avail)
  *
  * Only if the QP's priority is ECN-capable and CNPs are on in its port's
  * policy, the packet came from the QP's peer over IPv4, and no CNP of the
- * QP went out (or came in) within cnp-interval.  rxe, which has no rate
+ * QP went out within cnp-interval.  The packet passed rxe's checks (its
+ * ICRC, P_Key, QP and addresses): the receive tap runs after them, so a
+ * forged CE mark is never answered.  rxe, which has no rate
  * limiter, is not told: fabtrace is the notification point only.  The CNP
  * goes out of the port's netdev, to the peer and QP the QP knows; a local
  * peer gets it through the stack's backlog, and rxe's receive tap sees it
@@ -118,13 +120,19 @@ void ft_cnp_answer(struct ft_dev *dev, struct ft_qp *qp, const u8 *ip,
 		return;
 	}
 
-	/* one receiving CPU per QP (its flow's): a plain load suffices */
+	/*
+	 * At most one CNP per interval per QP, whatever the QP receives
+	 * (its peer's CNPs, or forged ones, have their own stamp) and on how
+	 * many CPUs: the interval is claimed before the CNP is built.
+	 */
 	now = ktime_get_ns();
-	prev = READ_ONCE(qp->cong.last[FT_LAST_CNP]);
-	if (prev && now - prev < interval) {
-		atomic64_inc(&ft_cnp_stats.limited);
-		return;
-	}
+	prev = READ_ONCE(qp->cnp_sent);
+	do {
+		if (prev && now - prev < interval) {
+			atomic64_inc(&ft_cnp_stats.limited);
+			return;
+		}
+	} while (!try_cmpxchg64(&qp->cnp_sent, &prev, now));
 	/* the netdev is held while it is cached; freed after a grace period */
 	rcu_read_lock();
 	if (port < dev->pfc->nports)
@@ -139,6 +147,5 @@ void ft_cnp_answer(struct ft_dev *dev, struct ft_qp *qp, const u8 *ip,
 	atomic64_inc(&ft_cnp_stats.sent);
 	atomic64_inc(&qp->dir_tx.pkts[FT_CLS_CNP]);
 	this_cpu_inc(dev->pcpu->pkts[FT_TX][FT_CLS_CNP]);
-	/* stamps last-cnp, which the next CNP's interval starts from */
 	ft_event_note(dev, qp, FT_EV_CNP);
 }

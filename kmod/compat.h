@@ -73,6 +73,15 @@ static inline struct net_device *ft_port_netdev(struct ib_device *ibdev, u32 por
 #define ft_arg(fregs, n)	regs_get_kernel_argument(&(fregs)->regs, n)
 #endif
 
+/* The kfree_skb tracepoint's arguments: 6.11 added the receiving socket. */
+#if KERNEL_VERSION(6, 11, 0) <= LINUX_VERSION_CODE
+#define FT_KFREE_SKB_ARGS	struct sk_buff *skb, void *location, \
+				enum skb_drop_reason reason, struct sock *rx_sk
+#else
+#define FT_KFREE_SKB_ARGS	struct sk_buff *skb, void *location, \
+				enum skb_drop_reason reason
+#endif
+
 /* DCBNL's apptrust operations arrived in 6.2. */
 #if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
 #define FT_HAVE_APPTRUST	1

@@ -56,6 +56,7 @@ struct ft_dev_pcpu {
 	u64 pkts[2][FT_SLOT_MAX];	/* as a QP's: NAKs by syndrome */
 	u64 unknown[2];		/* packets of QPs with no entry */
 	u64 malformed;
+	u64 drops[FT_DROP_MAX];	/* received, dropped by rxe: enum ft_drop */
 };
 
 struct ft_dev {

@@ -8,6 +8,9 @@
 #include <linux/rcupdate.h>
 #include <linux/version.h>
 
+#include <trace/events/skb.h>
+
+#include "compat.h"
 #include "hook.h"
 #include "life.h"
 #include "tap.h"
@@ -78,8 +81,6 @@ struct ft_fhook {
 	    ASM_RET							\
 	    ".size " #tramp ", .-" #tramp "\n"				\
 	    ".popsection\n")
-#define FT_SAVE1	"pushq %rdi\n"
-#define FT_RESTORE1	"popq %rdi\n"
 #define FT_SAVE2	"pushq %rdi\npushq %rsi\n"
 #define FT_RESTORE2	"popq %rsi\npopq %rdi\n"
 #define FT_SAVE3	"pushq %rdi\npushq %rsi\npushq %rdx\n"
@@ -101,9 +102,9 @@ struct ft_fhook {
 	"1:\n"								\
 	FT_SAVE3
 
-/* rxe_icrc_generate(skb, pkt), rxe_rcv(skb) */
+/* rxe_icrc_generate(skb, pkt), rxe_{resp,comp}_queue_pkt(qp, skb) */
 FT_TRAMP(ft_tramp_icrc, ft_tap_icrc, FT_SAVE2, FT_RESTORE2);
-FT_TRAMP(ft_tramp_rcv, ft_tap_rcv, FT_SAVE1, FT_RESTORE1);
+FT_TRAMP(ft_tramp_queue, ft_tap_queue, FT_SAVE2, FT_RESTORE2);
 FT_TRAMP(ft_tramp_cqe, ft_life_cqe, FT_CQE_FILTER, FT_RESTORE3);
 
 /* 6.5 renamed the ops-based direct call API, and unregister took a flag. */
@@ -132,8 +133,10 @@ static struct ft_fhook fhooks[] = {
 	{ .sym = "rdma_restrack_del", .fn = ft_life_del },
 	{ .sym = "rxe_icrc_generate", .fn = ft_tap_tx,
 	  .tramp = ft_tramp_icrc, .rxe = true, .hot = true },
-	{ .sym = "rxe_rcv", .fn = ft_tap_rx,
-	  .tramp = ft_tramp_rcv, .rxe = true, .hot = true },
+	{ .sym = "rxe_resp_queue_pkt", .fn = ft_tap_rx,
+	  .tramp = ft_tramp_queue, .rxe = true, .hot = true },
+	{ .sym = "rxe_comp_queue_pkt", .fn = ft_tap_rx,
+	  .tramp = ft_tramp_queue, .rxe = true, .hot = true },
 	{ .sym = "rxe_qp_error", .fn = ft_life_qp_error, .rxe = true },
 	{ .sym = "retransmit_timer", .fn = ft_life_retrans_timer, .rxe = true },
 	{ .sym = "rnr_nak_timer", .fn = ft_life_rnr_timer, .rxe = true },
@@ -168,13 +171,15 @@ static DEFINE_MUTEX(hook_lock);
 static bool rxe_on;
 
 /*
- * Where @mod's function @sym is.  An ftrace filter by name would match a
+ * Where @mod's function @sym is, and its size in *@size (if not NULL).  An
+ * ftrace filter by name would match a
  * function of that name in any module, and hand it our taps: the module's
  * own symbol table names rdma_rxe's alone (the walk of the kernel's
  * "module:symbol" lookup, which modules cannot call).  @mod is live and
  * cannot go: its going notifier waits for hook_lock.
  */
-static unsigned long mod_sym_addr(struct module *mod, const char *sym)
+static unsigned long mod_sym(struct module *mod, const char *sym,
+			     unsigned long *size)
 {
 	const struct mod_kallsyms *ks;
 	unsigned long addr = 0;
@@ -188,6 +193,8 @@ static unsigned long mod_sym_addr(struct module *mod, const char *sym)
 		if (s->st_shndx != SHN_UNDEF &&
 		    !strcmp(ks->strtab + s->st_name, sym)) {
 			addr = s->st_value;
+			if (size)
+				*size = s->st_size;
 			break;
 		}
 	}
@@ -371,7 +378,7 @@ static int hooks_on(struct module *rxe_mod)
 			continue;
 		err = -ENOENT;
 		if (rxe)
-			h->addr = mod_sym_addr(rxe_mod, h->sym);
+			h->addr = mod_sym(rxe_mod, h->sym, NULL);
 		if (!rxe || h->addr)
 			err = fhook_on(h);
 		if (err) {
@@ -383,13 +390,68 @@ static int hooks_on(struct module *rxe_mod)
 	return 0;
 }
 
+/*
+ * Packets rxe_rcv() drops, after its checks failed, are freed there with
+ * kfree_skb(): the kfree_skb tracepoint names where each drop came from,
+ * and those from rxe_rcv()'s code (rxe_rcv_mcast_pkt()'s too, where the
+ * compiler kept it apart) go to ft_tap_drop().  Every other drop in the
+ * kernel costs the two comparisons.
+ */
+static struct {
+	unsigned long start, size;
+} drop_sites[2];
+
+static const char *const drop_syms[ARRAY_SIZE(drop_sites)] = {
+	"rxe_rcv", "rxe_rcv_mcast_pkt",
+};
+
+static void notrace drop_probe(void *data, FT_KFREE_SKB_ARGS)
+{
+	unsigned long ip = (unsigned long)location;
+
+	if (ip - READ_ONCE(drop_sites[0].start) < READ_ONCE(drop_sites[0].size) ||
+	    ip - READ_ONCE(drop_sites[1].start) < READ_ONCE(drop_sites[1].size))
+		ft_tap_drop(skb);
+}
+
+static int drops_on(struct module *mod)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(drop_sites); i++)
+		drop_sites[i].start = mod_sym(mod, drop_syms[i], &drop_sites[i].size);
+	if (!drop_sites[0].start)
+		return -ENOENT;
+	err = register_trace_kfree_skb(drop_probe, NULL);
+	if (err)
+		memset(drop_sites, 0, sizeof(drop_sites));
+	return err;
+}
+
+/* Returns once no probe runs: rxe's text may go. */
+static void drops_off(void)
+{
+	unregister_trace_kfree_skb(drop_probe, NULL);
+	tracepoint_synchronize_unregister();
+	memset(drop_sites, 0, sizeof(drop_sites));
+}
+
 /* Attach to @mod, rdma_rxe, live; harmless if already attached. */
 static void rxe_attach(struct module *mod)
 {
-	if (!rxe_on && !hooks_on(mod)) {
-		rxe_on = true;
-		pr_info("soft-RoCE data path attached\n");
+	int err;
+
+	if (rxe_on || hooks_on(mod))
+		return;
+	err = drops_on(mod);
+	if (err) {
+		pr_err("cannot follow rxe_rcv's drops: %d\n", err);
+		hooks_off(true);
+		return;
 	}
+	rxe_on = true;
+	pr_info("soft-RoCE data path attached\n");
 }
 
 /*
@@ -421,6 +483,7 @@ static void rxe_detach(void)
 {
 	mutex_lock(&hook_lock);
 	if (rxe_on) {
+		drops_off();
 		hooks_off(true);
 		rxe_on = false;
 		ft_life_rxe_gone();

@@ -13,11 +13,11 @@
 #if defined(CONFIG_X86_64) && defined(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS)
 #define FT_HOOK_DIRECT	1
 void ft_tramp_icrc(void);
-void ft_tramp_rcv(void);
+void ft_tramp_queue(void);
 void ft_tramp_cqe(void);
 #else
 #define ft_tramp_icrc	NULL
-#define ft_tramp_rcv	NULL
+#define ft_tramp_queue	NULL
 #define ft_tramp_cqe	NULL
 #endif
 

@@ -43,6 +43,24 @@ err_cancel:
 	return -EMSGSIZE;
 }
 
+static int put_drops(struct sk_buff *skb, const u64 *drops)
+{
+	struct nlattr *nest;
+	unsigned int i;
+
+	nest = nla_nest_start(skb, FABTRACE_A_DEV_RX_DROPS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < FT_DROP_MAX; i++)
+		if (ft_nl_put_u64(skb, FABTRACE_A_DROPS_MALFORMED + i, drops[i],
+				  FABTRACE_A_DROPS_PAD)) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 static int dev_fill(struct sk_buff *skb, struct ft_dev *dev, const struct net *net,
 		    u32 portid, u32 seq, int flags)
 {
@@ -78,7 +96,8 @@ static int dev_fill(struct sk_buff *skb, struct ft_dev *dev, const struct net *n
 	    ft_nl_put_u64(skb, FABTRACE_A_DEV_MALFORMED, tot->malformed,
 			  FABTRACE_A_DEV_PAD) ||
 	    nla_put_u8(skb, FABTRACE_A_DEV_HOOKED,
-		       dev->hooked && ft_hook_rxe_attached()))
+		       dev->hooked && ft_hook_rxe_attached()) ||
+	    (dev->hooked && put_drops(skb, tot->drops)))
 		goto err_cancel;
 	rdma_for_each_port(dev->ibdev, port)
 		if (put_port(skb, dev->ibdev, port, net))

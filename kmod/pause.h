@@ -184,4 +184,22 @@ static inline u64 ft_pfc_storm_ends(const struct ft_pfc_prio *s,
 	return s->storm_start ? s->until + restore_ns : 0;
 }
 
+/*
+ * A QP's share of its priority's paused time (pfc.c).  While the QP lives,
+ * its base is what the priority's total was when the QP took it, and its
+ * share what the total grew by since; once the QP is gone (@frozen), the
+ * base holds the share itself.  Nanoseconds in 64 bits, which no QP's life
+ * wraps (32-bit microseconds wrapped after 71.6 minutes of pause).
+ */
+static inline u64 ft_pfc_share(u64 base, u64 total, bool frozen)
+{
+	return frozen ? base : total - base;
+}
+
+/* The base that gives a QP @share while its priority's total is @total. */
+static inline u64 ft_pfc_share_base(u64 share, u64 total)
+{
+	return total - share;
+}
+
 #endif /* _FABTRACE_PAUSE_H */

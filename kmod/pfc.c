@@ -192,8 +192,9 @@ int ft_pfc_bench(struct ft_dev *dev, u64 n, u64 *ns)
 
 /*
  * A QP's paused time is its priority's, from when it took that priority:
- * the QP keeps the priority's total then (qp->pfc_base, in us, modulo
- * 2^32) and which priority that was (in the SL byte's high bits), so a
+ * the QP keeps the priority's total then (qp->pfc_base, in ns: 64 bits do
+ * not wrap in a QP's life) and which priority that was (in the SL byte's
+ * high bits), so a
  * pause frame costs the same for one QP or a million.  Every writer of
  * the two, and every reader, holds dev->lock: the pair is always read as
  * it was written, and a destroyed QP's frozen share stays frozen.
@@ -201,7 +202,7 @@ int ft_pfc_bench(struct ft_dev *dev, u64 n, u64 *ns)
 #define SL_MASK		0x0f
 #define PRIO_SHIFT	4
 
-static u32 paused_us(const struct ft_dev *dev, u32 port, u8 prio, u64 now)
+static u64 paused_ns(const struct ft_dev *dev, u32 port, u8 prio, u64 now)
 {
 	struct ft_pfc *pfc = dev->pfc;
 	struct ft_pfc_port *pp;
@@ -214,7 +215,7 @@ static u32 paused_us(const struct ft_dev *dev, u32 port, u8 prio, u64 now)
 	spin_lock_irqsave(&pp->lock, flags);
 	ns = ft_pfc_paused(&pp->prio[prio], now);
 	spin_unlock_irqrestore(&pp->lock, flags);
-	return div_u64(ns, NSEC_PER_USEC);
+	return ns;
 }
 
 /* The priority of @qp's traffic class through its port's policy. */
@@ -235,7 +236,7 @@ static u8 counted_prio(const struct ft_qp *qp)
 	return READ_ONCE(qp->sl) >> PRIO_SHIFT;
 }
 
-static void set_counted(struct ft_qp *qp, u8 prio, u32 base)
+static void set_counted(struct ft_qp *qp, u8 prio, u64 base)
 {
 	WRITE_ONCE(qp->sl, (READ_ONCE(qp->sl) & SL_MASK) | prio << PRIO_SHIFT);
 	WRITE_ONCE(qp->pfc_base, base);
@@ -247,7 +248,7 @@ static void pfc_qp_start(const struct ft_dev *dev, struct ft_qp *qp)
 	u8 prio = ft_qp_prio(dev, qp);
 
 	lockdep_assert_held(&dev->lock);
-	set_counted(qp, prio, paused_us(dev, qp->port, prio, ktime_get_ns()));
+	set_counted(qp, prio, paused_ns(dev, qp->port, prio, ktime_get_ns()));
 }
 
 /*
@@ -259,16 +260,16 @@ static void pfc_qp_move(const struct ft_dev *dev, struct ft_qp *qp, u32 old_port
 {
 	u32 port = READ_ONCE(qp->port);
 	u8 prio = ft_qp_prio(dev, qp), old = counted_prio(qp);
-	u64 now;
-	u32 had;
+	u64 now, had;
 
 	lockdep_assert_held(&dev->lock);
 	if ((READ_ONCE(qp->flags) & FT_QP_PFC_FROZEN) ||
 	    (port == old_port && prio == old))
 		return;
 	now = ktime_get_ns();
-	had = paused_us(dev, old_port, old, now) - READ_ONCE(qp->pfc_base);
-	set_counted(qp, prio, paused_us(dev, port, prio, now) - had);
+	had = ft_pfc_share(READ_ONCE(qp->pfc_base), paused_ns(dev, old_port, old, now),
+			   false);
+	set_counted(qp, prio, ft_pfc_share_base(had, paused_ns(dev, port, prio, now)));
 }
 
 /* Caller holds dev->lock; @qp is destroyed: its share stops growing. */
@@ -278,8 +279,9 @@ static void pfc_qp_freeze(const struct ft_dev *dev, struct ft_qp *qp)
 	if (READ_ONCE(qp->flags) & FT_QP_PFC_FROZEN)
 		return;
 	WRITE_ONCE(qp->pfc_base,
-		   paused_us(dev, READ_ONCE(qp->port), counted_prio(qp),
-			     ktime_get_ns()) - READ_ONCE(qp->pfc_base));
+		   ft_pfc_share(READ_ONCE(qp->pfc_base),
+				paused_ns(dev, READ_ONCE(qp->port), counted_prio(qp),
+					  ktime_get_ns()), false));
 	WRITE_ONCE(qp->flags, qp->flags | FT_QP_PFC_FROZEN);
 }
 
@@ -291,23 +293,24 @@ void ft_pfc_qp_reset(const struct ft_dev *dev, struct ft_qp *qp)
 		WRITE_ONCE(qp->pfc_base, 0);
 	else
 		WRITE_ONCE(qp->pfc_base,
-			   paused_us(dev, READ_ONCE(qp->port), counted_prio(qp),
+			   paused_ns(dev, READ_ONCE(qp->port), counted_prio(qp),
 				     ktime_get_ns()));
 }
 
-/* Context: not under dev->lock. */
-u32 ft_pfc_qp_paused_us(struct ft_dev *dev, const struct ft_qp *qp)
+/* The microseconds @qp's priority was paused.  Context: not under dev->lock. */
+u64 ft_pfc_qp_paused_us(struct ft_dev *dev, const struct ft_qp *qp)
 {
-	u32 us;
+	bool frozen;
+	u64 ns;
 
 	spin_lock(&dev->lock);
-	if (READ_ONCE(qp->flags) & FT_QP_PFC_FROZEN)
-		us = READ_ONCE(qp->pfc_base);
-	else
-		us = paused_us(dev, READ_ONCE(qp->port), counted_prio(qp),
-			       ktime_get_ns()) - READ_ONCE(qp->pfc_base);
+	frozen = READ_ONCE(qp->flags) & FT_QP_PFC_FROZEN;
+	ns = ft_pfc_share(READ_ONCE(qp->pfc_base),
+			  frozen ? 0 : paused_ns(dev, READ_ONCE(qp->port),
+						 counted_prio(qp), ktime_get_ns()),
+			  frozen);
 	spin_unlock(&dev->lock);
-	return us;
+	return div_u64(ns, NSEC_PER_USEC);
 }
 
 struct policy_move {

@@ -57,7 +57,7 @@ void ft_pfc_qps(const struct ft_dev *dev, u32 port, struct pid_namespace *ns,
 
 u8 ft_qp_prio(const struct ft_dev *dev, const struct ft_qp *qp);
 void ft_pfc_qp_reset(const struct ft_dev *dev, struct ft_qp *qp);
-u32 ft_pfc_qp_paused_us(struct ft_dev *dev, const struct ft_qp *qp);
+u64 ft_pfc_qp_paused_us(struct ft_dev *dev, const struct ft_qp *qp);
 #ifdef CONFIG_FABTRACE_BENCH
 int ft_pfc_bench(struct ft_dev *dev, u64 n, u64 *ns);
 #endif

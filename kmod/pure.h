@@ -19,8 +19,13 @@
 #include <linux/rcupdate.h>
 
 #else
-/* userspace builds: the tests, the fuzzer and the benchmark */
-#include "../selftests/pure/shim.h"
+/*
+ * Userspace builds (the host tests, the fuzzer, the benchmark, the test
+ * programs) bring their stand-ins for these with -include.
+ */
+#ifndef _FABTRACE_SHIM_H
+#error "build fabtrace's pure code in userspace with -include selftests/pure/shim.h"
+#endif
 #endif /* __KERNEL__ */
 
 /*

@@ -241,3 +241,133 @@ u32 ft_cnp_build(u8 *cnp, const u8 *ip, u32 avail, u32 dqpn, u8 dscp)
 	cnp[FT_CNP_LEN - 1] = i >> 24;
 	return FT_CNP_LEN;
 }
+
+/* enum ib_qp_type and enum ib_qp_state values, as rxe's checks use them */
+#define QPT_GSI		1
+#define QPT_RC		2
+#define QPT_UC		3
+#define QPT_UD		4
+#define QPS_RTR		2
+#define QPS_RTS		3
+#define MCAST_QPN	0xffffff
+#define GSI_QKEY	0x80010000
+
+/* Whether the ICRC the packet carries is right; true if it cannot be told. */
+static bool icrc_ok(const u8 *ip, u32 avail, u32 len)
+{
+	u32 c;
+
+	/* ft_icrc() knows plain IPv4; the whole packet must be at hand */
+	if (avail != len || len < 20 + 8 + FT_BTH_LEN + FT_ICRC_LEN || ip[0] != 0x45)
+		return true;
+	c = ft_icrc(ip, len - FT_ICRC_LEN);
+	return ip[len - 4] == (u8)c && ip[len - 3] == (u8)(c >> 8) &&
+	       ip[len - 2] == (u8)(c >> 16) && ip[len - 1] == (u8)(c >> 24);
+}
+
+/*
+ * The checks of rxe's receive path short of the ICRC, on a packet that
+ * parsed: FT_DROP_MAX if it passes them all.
+ */
+static enum ft_drop header_checks(const u8 *ip, u32 avail, const struct ft_pkt *pkt,
+				  const struct ft_drop_qp *qp)
+{
+	const u8 *bth = ip + (pkt->flags & FT_PKT_IPV6 ? 40 : (ip[0] & 0xf) * 4) + 8;
+	u32 pkey = ft_get_be16(bth + 2), op = pkt->opcode & 0xe0;
+
+	/* opcodes rxe knows: RC, UC, RD, UD, no reserved one; BTH version 0 */
+	if (op > 0x60 || !(ft_ops[pkt->opcode].flags & FT_OP_VALID) || (bth[1] & 0xf))
+		return FT_DROP_MALFORMED;
+	if (pkt->qpn == MCAST_QPN)
+		return FT_DROP_MAX;
+	if (!pkt->qpn || !qp->found)
+		return FT_DROP_UNKNOWN_QP;
+	switch (qp->type) {
+	case QPT_RC:
+		if (op != RC)
+			return FT_DROP_QP_STATE;
+		break;
+	case QPT_UC:
+		if (op != UC)
+			return FT_DROP_QP_STATE;
+		break;
+	case QPT_UD:
+	case QPT_GSI:
+		if (op != UD)
+			return FT_DROP_QP_STATE;
+		break;
+	default:
+		return FT_DROP_QP_STATE;
+	}
+	if (qp->state < (pkt->flags & FT_PKT_REQ ? QPS_RTR : QPS_RTS))
+		return FT_DROP_QP_STATE;
+	/* a connected QP takes packets from its peer alone */
+	if ((qp->type == QPT_RC || qp->type == QPT_UC) &&
+	    (pkt->flags & FT_PKT_IPV6 ? __builtin_memcmp(ip + 8, qp->peer, 16) :
+	     __builtin_memcmp(ip + 12, qp->peer + 12, 4)))
+		return FT_DROP_ADDRESS;
+	/* rxe's only partition: the default one, full or limited member */
+	if ((pkey & 0x7fff) != 0x7fff)
+		return FT_DROP_KEY;
+	if (qp->type == QPT_GSI &&
+	    (avail < (u32)(bth - ip) + FT_BTH_LEN + 4 ||
+	     ft_get_be32(bth + FT_BTH_LEN) != GSI_QKEY))
+		return FT_DROP_KEY;
+	return FT_DROP_MAX;
+}
+
+/**
+ * ft_drop_reason() - why rxe dropped a received packet
+ * @ip: the packet, from its IP header on
+ * @avail: bytes at @ip
+ * @len: the packet's length from @ip on
+ * @pkt: what ft_parse() made of it, if it parsed (else NULL)
+ * @qp: what is known of the QP it names
+ *
+ * The first of rxe's receive checks it fails, as far as fabtrace can tell
+ * them: rxe's own QP table and GID table are not at hand, so a QP rxe had
+ * already let go, or a destination address not the device's, is put down
+ * to the check that follows.
+ *
+ * Return: enum ft_drop.
+ */
+enum ft_drop ft_drop_reason(const u8 *ip, u32 avail, u32 len,
+			    const struct ft_pkt *pkt, const struct ft_drop_qp *qp)
+{
+	enum ft_drop why;
+
+	if (!pkt)
+		return FT_DROP_MALFORMED;
+	why = header_checks(ip, avail, pkt, qp);
+	if (why != FT_DROP_MAX)
+		return why;
+	if (!icrc_ok(ip, avail, len))
+		return FT_DROP_ICRC;
+	return pkt->qpn == MCAST_QPN ? FT_DROP_MCAST : FT_DROP_OTHER;
+}
+
+/**
+ * ft_rxe_takes() - would rxe's checks let a CNP in, had it known the opcode?
+ * @ip: the packet, from its IP header on
+ * @avail: bytes at @ip
+ * @len: the packet's length from @ip on
+ * @pkt: what ft_parse() made of it
+ * @qp: what is known of the QP it names
+ *
+ * rxe drops every CNP as an opcode it does not know, after which fabtrace
+ * counts those its own checks pass as received by their QP: the QP is
+ * known and connected, the CNP comes from its peer, with the default P_Key
+ * and a right ICRC.
+ */
+bool ft_rxe_takes(const u8 *ip, u32 avail, u32 len, const struct ft_pkt *pkt,
+		  const struct ft_drop_qp *qp)
+{
+	const u8 *bth = ip + (pkt->flags & FT_PKT_IPV6 ? 40 : (ip[0] & 0xf) * 4) + 8;
+
+	if (!qp->found || (qp->type != QPT_RC && qp->type != QPT_UC))
+		return false;
+	if (pkt->flags & FT_PKT_IPV6 ? __builtin_memcmp(ip + 8, qp->peer, 16) :
+	    __builtin_memcmp(ip + 12, qp->peer + 12, 4))
+		return false;
+	return (ft_get_be16(bth + 2) & 0x7fff) == 0x7fff && icrc_ok(ip, avail, len);
+}

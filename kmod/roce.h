@@ -268,6 +268,35 @@ static inline void ft_mark_ect(u8 *ip, u32 len, u64 ect)
 u32 ft_icrc(const u8 *ip, u32 len);
 u32 ft_cnp_build(u8 *cnp, const u8 *ip, u32 avail, u32 dqpn, u8 dscp);
 
+/*
+ * Why rxe dropped a packet it received, in the order its receive path
+ * checks (a device's rx-drops; the UAPI numbers them alike).
+ */
+enum ft_drop {
+	FT_DROP_MALFORMED,	/* rxe cannot parse it: lengths, opcode, version */
+	FT_DROP_UNKNOWN_QP,	/* no QP of that number */
+	FT_DROP_QP_STATE,	/* the QP's type or state takes no such packet */
+	FT_DROP_ADDRESS,	/* not from the connected QP's peer */
+	FT_DROP_KEY,		/* P_Key, or the GSI's Q_Key */
+	FT_DROP_ICRC,
+	FT_DROP_MCAST,		/* to the multicast QP, with no group to take it */
+	FT_DROP_OTHER,		/* rxe's reason, none of the above */
+	FT_DROP_MAX
+};
+
+/* What the classifier knows of the QP a dropped packet names. */
+struct ft_drop_qp {
+	u8 found;		/* 0: no QP has that number */
+	u8 type;		/* enum ib_qp_type */
+	u8 state;		/* enum ib_qp_state */
+	const u8 *peer;		/* 16 bytes; IPv4 ones v4-mapped */
+};
+
+enum ft_drop ft_drop_reason(const u8 *ip, u32 avail, u32 len,
+			    const struct ft_pkt *pkt, const struct ft_drop_qp *qp);
+bool ft_rxe_takes(const u8 *ip, u32 avail, u32 len, const struct ft_pkt *pkt,
+		  const struct ft_drop_qp *qp);
+
 /* 24-bit PSN arithmetic: signed distance from b to a, in [-2^23, 2^23). */
 static inline s32 ft_psn_diff(u32 a, u32 b)
 {

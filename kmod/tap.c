@@ -29,7 +29,8 @@ static noinline notrace void tap_rare(struct ft_dev *dev, struct ft_qp *qp,
 /*
  * The hot path: parse, find, account.  No lock, no allocation, no printk;
  * per-CPU device totals and atomic per-QP counters.  @h holds the
- * packet's first @avail bytes, from its IP header on.
+ * packet's first @avail bytes, from its IP header on; @ibqp is the QP that
+ * sends or receives it.
  */
 static __always_inline void tap_hdrs(struct ft_dev *dev,
 				     const struct ib_qp *ibqp, const u8 *h,
@@ -49,20 +50,11 @@ static __always_inline void tap_hdrs(struct ft_dev *dev,
 	this_cpu_add(pc->bytes[dir], pkt.payload);
 	this_cpu_inc(pc->pkts[dir][(unsigned long)pkt.slot]);
 
-	if (dir == FT_TX)
-		qp = ft_qp_of(dev, ibqp);
-	else
-		qp = ft_qpidx_find(dev->idx, pkt.qpn);
+	qp = ft_qp_of(dev, ibqp);
 	if (unlikely(!qp)) {
-		/* QP0 and QP1 live apart from the index (ft_dev.port_qps) */
-		if (dir == FT_RX)
-			qp = ft_qp_special_rx(dev, pkt.qpn);
-		if (!qp) {
-			this_cpu_inc(pc->unknown[dir]);
-			return;
-		}
+		this_cpu_inc(pc->unknown[dir]);
+		return;
 	}
-
 	ev = dir == FT_TX ? ft_acct_tx(qp, &pkt) : ft_acct_rx(qp, &pkt);
 	if (unlikely(ev))
 		tap_rare(dev, qp, ev, dir, h, avail);
@@ -114,7 +106,8 @@ static noinline notrace void mark_ect(u8 *ip, unsigned int len, u64 ect)
 
 /*
  * Both taps run as RCU-sched readers (see ft_deref()): rxe calls its
- * packet functions from softirqs and, on 6.12, from a workqueue.
+ * packet functions from softirqs and, on 6.12, from a workqueue.  @ibdev
+ * is looked up first: @ibqp is read only once the device is one of ours.
  */
 static __always_inline void tap(const struct ib_device *ibdev,
 				const struct ib_qp *ibqp,
@@ -136,11 +129,12 @@ static __always_inline void tap(const struct ib_device *ibdev,
 		h = skb->data + off;
 		/*
 		 * Marked first, so the counters see the packet that leaves.
-		 * The transmit tap writes to it: the skb is rxe's own.
+		 * The transmit tap writes to it: the skb is rxe's own, never
+		 * a clone today; one would share its data, and is left as is.
 		 */
 		if (dir == FT_TX) {
 			ect = READ_ONCE(dev->ect_dscp);
-			if (unlikely(ect))
+			if (unlikely(ect) && !skb_cloned(skb))
 				mark_ect((u8 *)h, len, ect);
 		}
 		if (likely(ft_ip_plain(h, len)))
@@ -173,16 +167,80 @@ void notrace ft_tap_icrc(const struct sk_buff *skb, const void *pkt)
 }
 
 /*
- * rxe_rcv(skb), from the UDP tunnel or from rxe's loopback: skb->data is
- * the BTH, the IP header is still in the buffer in front of it, and
- * skb->cb holds rxe's packet info, whose first member points to the
- * receiving rxe device, whose first member is its struct ib_device.
+ * rxe_resp_queue_pkt(qp, skb) and rxe_comp_queue_pkt(qp, skb): rxe_rcv()
+ * hands them each packet it accepted (after its checks of addresses, QP,
+ * P_Key and ICRC, and counting it in rcvd_pkts), a request to the QP's
+ * responder, anything else to its requester; a multicast packet once for
+ * each QP of its group.  skb->data is the BTH, the IP header in the buffer
+ * in front of it; struct rxe_qp begins with its struct ib_qp.  Packets rxe
+ * drops never come here: ft_tap_drop() counts them.
  */
-void notrace ft_tap_rcv(const struct sk_buff *skb)
+void notrace ft_tap_queue(const void *rxe_qp, const struct sk_buff *skb)
+{
+	const struct ib_qp *ibqp = rxe_qp;
+
+	tap(ibqp->device, ibqp, skb, skb_network_offset(skb), FT_RX);
+}
+
+/*
+ * A CNP rxe dropped (it knows no CNP opcode) that its checks would have
+ * let in: received by its QP, as rxe would count a packet it accepted.
+ */
+static noinline notrace void drop_cnp(struct ft_dev *dev, struct ft_qp *qp,
+				      const struct ft_pkt *pkt)
+{
+	struct ft_dev_pcpu __percpu *pc = dev->pcpu;
+
+	this_cpu_add(pc->bytes[FT_RX], pkt->payload);
+	this_cpu_inc(pc->pkts[FT_RX][(unsigned long)pkt->slot]);
+	ft_event_note(dev, qp, ft_acct_rx(qp, pkt));
+}
+
+/*
+ * rxe_rcv() dropped @skb (the kfree_skb tracepoint, hook.c): count why on
+ * its device, never on a QP, and a CNP its QP would have taken on the QP.
+ * skb->data is the BTH, the IP header in front of it; skb->cb is rxe's
+ * packet info, which begins with the receiving rxe device, which begins
+ * with its struct ib_device.  Drops are rare; this may read the packet
+ * whole (its ICRC).
+ */
+void notrace ft_tap_drop(const struct sk_buff *skb)
 {
 	const struct ib_device *ibdev = *(struct ib_device * const *)skb->cb;
+	struct ft_drop_qp dq = {};
+	struct ft_pkt pkt, *pp = &pkt;
+	unsigned int len, avail;
+	struct ft_dev *dev;
+	struct ft_qp *qp = NULL;
+	const u8 *h;
+	int off;
 
-	tap(ibdev, NULL, skb, skb_network_offset(skb), FT_RX);
+	rcu_read_lock_sched_notrace();
+	if (!ft_devmap_get(&ft_devmap, ibdev, &dev))
+		goto out;
+	off = skb_network_offset(skb);
+	len = skb->len - off;
+	/* rxe's skbs are linear; the classifier wants the whole packet */
+	avail = skb_headlen(skb) - off;
+	h = skb->data + off;
+	if (off > 0 || ft_parse(h, avail, len, &pkt) != FT_PARSE_OK)
+		pp = NULL;
+	if (pp) {
+		qp = ft_qpidx_find(dev->idx, pkt.qpn) ?: ft_qp_special_rx(dev, pkt.qpn);
+		if (qp) {
+			dq.found = 1;
+			dq.type = qp->type;
+			dq.state = READ_ONCE(qp->state);
+			dq.peer = qp->peer;
+		}
+		if (pkt.opcode == FT_OPCODE_CNP && ft_rxe_takes(h, avail, len, &pkt, &dq)) {
+			drop_cnp(dev, qp, &pkt);
+			goto out;
+		}
+	}
+	this_cpu_inc(dev->pcpu->drops[ft_drop_reason(h, avail, len, pp, &dq)]);
+out:
+	rcu_read_unlock_sched_notrace();
 }
 
 /* The same taps as ftrace callbacks, where they cannot be direct calls. */
@@ -196,5 +254,6 @@ void notrace ft_tap_tx(unsigned long ip, unsigned long parent_ip,
 void notrace ft_tap_rx(unsigned long ip, unsigned long parent_ip,
 		       struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	ft_tap_rcv((const struct sk_buff *)ft_arg(fregs, 0));
+	ft_tap_queue((const void *)ft_arg(fregs, 0),
+		     (const struct sk_buff *)ft_arg(fregs, 1));
 }

@@ -8,9 +8,14 @@
 struct ib_qp;
 struct sk_buff;
 
-/* The taps, with the arguments of rxe_icrc_generate() and rxe_rcv(). */
+/*
+ * The taps, with the arguments of rxe_icrc_generate(), of
+ * rxe_resp_queue_pkt() and rxe_comp_queue_pkt(), and of a packet
+ * rxe_rcv() dropped.
+ */
 void ft_tap_icrc(const struct sk_buff *skb, const void *pkt);
-void ft_tap_rcv(const struct sk_buff *skb);
+void ft_tap_queue(const void *rxe_qp, const struct sk_buff *skb);
+void ft_tap_drop(const struct sk_buff *skb);
 
 /* The same, as ftrace callbacks. */
 void ft_tap_tx(unsigned long ip, unsigned long parent_ip,

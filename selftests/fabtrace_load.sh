@@ -15,7 +15,8 @@ loaded() { [ "$(cat /sys/module/fabtrace/initstate 2>/dev/null)" = live ]; }
 unloaded() { [ ! -e /sys/module/fabtrace ]; }
 
 # ftrace's own listing of the hooked functions is the oracle (ft_hooked).
-HOT="rxe_icrc_generate:ft_tramp_icrc:ft_tap_tx rxe_rcv:ft_tramp_rcv:ft_tap_rx
+HOT="rxe_icrc_generate:ft_tramp_icrc:ft_tap_tx
+	rxe_resp_queue_pkt:ft_tramp_queue:ft_tap_rx rxe_comp_queue_pkt:ft_tramp_queue:ft_tap_rx
 	rxe_cq_post:ft_tramp_cqe:ft_life_cq_post"
 hot_hooks() {
 	local h fn tramp cb out bad=0
@@ -47,7 +48,7 @@ if [ -r "$DECOY" ] && insmod "$DECOY"; then
 	decoy=1
 fi
 decoy_untouched() {
-	grep -q '^rxe_rcv \[rdma_rxe\]' /sys/kernel/tracing/enabled_functions &&
+	grep -q '^rxe_resp_queue_pkt \[rdma_rxe\]' /sys/kernel/tracing/enabled_functions &&
 		! grep '\[ft_decoy\]' /sys/kernel/tracing/enabled_functions | sed 's/^/# hooked: /'
 }
 
@@ -61,7 +62,7 @@ no_bench() {
 }
 ktap_result "the module has no test-only debugfs files" no_bench
 ktap_result "rxe0 added while fabtrace is loaded" rxe_up self
-ktap_result "rxe_icrc_generate, rxe_rcv, rxe_cq_post call fabtrace directly" hot_hooks direct
+ktap_result "rxe_icrc_generate, rxe_{resp,comp}_queue_pkt, rxe_cq_post call fabtrace directly" hot_hooks direct
 if [ -n "$decoy" ]; then
 	ktap_result "ft_decoy's functions named like rdma_rxe's are not hooked" decoy_untouched
 	rmmod ft_decoy

@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# A BPF program holds rxe_rcv first: fabtrace hooks it by callback, exactly.
+# A BPF program holds rxe_comp_queue_pkt first: fabtrace hooks it by callback, exactly.
 # timeout=300
 #
 # A function has at most one ftrace direct caller, and a BPF fentry program
-# (bpftrace's kfunc probe) is one.  With such a program on rxe_rcv before
-# fabtrace loads, fabtrace must say so, hook rxe_rcv by callback beside the
+# (bpftrace's kfunc probe) is one.  With such a program on
+# rxe_comp_queue_pkt (where rxe hands its requesters every response it
+# accepted, and fabtrace's receive tap sits) before fabtrace loads,
+# fabtrace must say so, hook it by callback beside the
 # BPF trampoline, keep its other hot hooks direct, and still count every
 # packet: node A's device totals against rxe's own sent_pkts/rcvd_pkts
 # deltas over an ib_write_bw A -> B, while the BPF program saw the same
@@ -19,7 +21,8 @@ require_cmd bpftrace fabtrace rdma ib_write_bw ss python3
 
 OUT=${FT_OUT:-/tmp}
 BW_ARGS="-d rxe0 -x 1 -s 8192 -n 200 -u 20 -F"
-FALLBACK="rxe_rcv has another direct caller: hooked by callback"
+FN=rxe_comp_queue_pkt
+FALLBACK="$FN has another direct caller: hooked by callback"
 
 bt='' srv=''
 # bpftrace 0.17 loses a SIGINT or SIGTERM that arrives outside its
@@ -37,18 +40,19 @@ cleanup() {
 }
 trap cleanup EXIT
 
-bpf_holds_rcv() { ft_hooked rxe_rcv | grep -q 'direct-->bpf_trampoline'; }
+bpf_holds_rcv() { ft_hooked $FN | grep -q 'direct-->bpf_trampoline'; }
 # ftrace lists a function with two hooks as "(2)" and its list function;
 # the counts below show that one of the two is fabtrace's
 rcv_shared() {
 	local out
 
-	out=$(ft_hooked rxe_rcv)
-	log "${out:-rxe_rcv: not hooked}"
-	grep -q '^rxe_rcv .*(2)' <<<"$out" && grep -q 'direct-->bpf_trampoline' <<<"$out"
+	out=$(ft_hooked $FN)
+	log "${out:-$FN: not hooked}"
+	grep -q "^$FN .*(2)" <<<"$out" && grep -q 'direct-->bpf_trampoline' <<<"$out"
 }
 others_direct() {
 	ft_hooked rxe_icrc_generate | grep -q 'direct-->ft_tramp_icrc+' &&
+		ft_hooked rxe_resp_queue_pkt | grep -q 'direct-->ft_tramp_queue+' &&
 		ft_hooked rxe_cq_post | grep -q 'direct-->ft_tramp_cqe+'
 }
 # dev_pkts DIR: node A's fabtrace device total of DIR packets
@@ -59,22 +63,23 @@ dev_pkts() {
 
 rmmod fabtrace 2>/dev/null || true
 rxe_up both || fail_all "rxe0 did not come up on both nodes"
-bpftrace -e 'kfunc:rdma_rxe:rxe_rcv { @rcv = count(); }' >"$OUT/hook_bpf.bpftrace.log" 2>&1 &
+bpftrace -e "kfunc:rdma_rxe:$FN { @rcv = count(); }" >"$OUT/hook_bpf.bpftrace.log" 2>&1 &
 bt=$!
 if ! wait_for 90 bpf_holds_rcv; then
 	sed 's/^/# bpftrace: /' "$OUT/hook_bpf.bpftrace.log"
 	stop_bt
-	skip_all "bpftrace could not attach a kfunc probe to rdma_rxe's rxe_rcv"
+	skip_all "bpftrace could not attach a kfunc probe to rdma_rxe's $FN"
 fi
 ktap_plan 7
-ktap_result "bpftrace's kfunc probe holds rxe_rcv as a direct call" true
+ktap_result "bpftrace's kfunc probe holds $FN as a direct call" true
 
 seen0=$(dmesg | grep -c "$FALLBACK" || true)
-ktap_assert "modprobe fabtrace with the BPF program on rxe_rcv" modprobe fabtrace
+ktap_assert "modprobe fabtrace with the BPF program on $FN" modprobe fabtrace
 ktap_result "fabtrace logged: $FALLBACK" \
 	test "$(dmesg | grep -c "$FALLBACK" || true)" -gt "$seen0"
-ktap_result "rxe_rcv: two hooks now, beside the BPF trampoline" rcv_shared
-ktap_result "rxe_icrc_generate and rxe_cq_post still call fabtrace directly" others_direct
+ktap_result "$FN: two hooks now, beside the BPF trampoline" rcv_shared
+ktap_result "rxe_icrc_generate, rxe_resp_queue_pkt and rxe_cq_post still call fabtrace directly" \
+	others_direct
 
 tx0=$(dev_pkts tx) rx0=$(dev_pkts rx)
 sent0=$(rxe_stat sent_pkts) rcvd0=$(rxe_stat rcvd_pkts)
@@ -107,8 +112,8 @@ bt_printed() {
 wait_for 30 bt_printed || log "bpftrace printed no count on SIGUSR1"
 stop_bt
 n=$(bt_count)
-log "the BPF program counted ${n:-no} rxe_rcv calls"
-ktap_result "the BPF program ran on rxe_rcv too (at least the $rcvd packets)" \
+log "the BPF program counted ${n:-no} $FN calls"
+ktap_result "the BPF program ran on $FN too (at least the $rcvd packets)" \
 	test "${n:-0}" -ge "$rcvd"
 # the tests after this one expect fabtrace's direct calls again
 rmmod fabtrace && modprobe fabtrace

@@ -47,8 +47,8 @@ hotpath() {
 	local bin=$out/hotpath qps pkts n impl f nv k
 	local -A ir
 
-	gcc -O2 -g -Wall -Wextra -Werror -o "$bin" "$here/hotpath.c" \
-		"$TOP/kmod/roce.c" "$TOP/kmod/acct.c" -lpthread
+	gcc -O2 -g -Wall -Wextra -Werror -include "$TOP/selftests/pure/shim.h" \
+		-o "$bin" "$here/hotpath.c" "$TOP/kmod/roce.c" "$TOP/kmod/acct.c" -lpthread
 	if [ "$mode" = smoke ]; then qps="1000 100000"; pkts=20000; else qps="1000 100000 1000000"; pkts=400000; fi
 
 	say "== 1. hot path: instructions per packet (callgrind), $pkts packets per run"
@@ -111,7 +111,8 @@ hotpath() {
 	say "     (with cnp on the kernel then allocates one skb and sends it: not counted)"
 	# a PFC frame touches no QP (a QP's paused time is derived when read):
 	# its cost is the parse and one priority's account, whatever the QPs
-	gcc -O2 -g -Wall -Wextra -Werror -o "$out/pfcframe" "$here/pfcframe.c"
+	gcc -O2 -g -Wall -Wextra -Werror -include "$TOP/selftests/pure/shim.h" \
+		-o "$out/pfcframe" "$here/pfcframe.c"
 	for impl in e f; do
 		ir[$impl]=$(valgrind --tool=callgrind --toggle-collect='run_*' \
 			--callgrind-out-file=/dev/null "$out/pfcframe" "$pkts" "$impl" 2>&1 |

@@ -15,9 +15,19 @@ static noinline __used int rxe_icrc_generate(void *arg)
 	return !arg + 1;
 }
 
-static noinline __used int rxe_rcv(void *arg)
+static noinline __used int rxe_resp_queue_pkt(void *arg)
 {
 	return !arg + 2;
+}
+
+static noinline __used int rxe_comp_queue_pkt(void *arg)
+{
+	return !arg + 7;
+}
+
+static noinline __used int rxe_rcv(void *arg)
+{
+	return !arg + 8;
 }
 
 static noinline __used int rxe_qp_error(void *arg)

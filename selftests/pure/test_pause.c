@@ -406,4 +406,27 @@ TEST(xon_counts)
 	EXPECT_EQ(0, ft_pfc_paused(&s, T0 + MS));
 }
 
+/*
+ * A QP's share of its priority's paused time past 2^32 us (71.6 minutes,
+ * where the 32-bit microseconds it was kept in wrapped), across a move to
+ * another priority and its destruction.
+ */
+TEST(qp_share_past_71_minutes)
+{
+	const u64 us = 1000, wrap = (1ULL << 32) * us;
+	u64 base, share, t0 = 123456789ULL * us;
+
+	base = t0;				/* the QP takes priority 3 */
+	share = ft_pfc_share(base, t0 + wrap + 5 * us, false);
+	EXPECT_EQ(wrap + 5 * us, share);
+	/* it moves to priority 5, whose total is 7 ms, and keeps what it had */
+	base = ft_pfc_share_base(share, 7000 * us);
+	EXPECT_EQ(wrap + 5 * us + 3000 * us,
+		  ft_pfc_share(base, 10000 * us, false));
+	/* destroyed: the share is frozen into the base */
+	base = ft_pfc_share(base, 10000 * us, false);
+	EXPECT_EQ(wrap + 3005 * us, ft_pfc_share(base, 0, true));
+	EXPECT_EQ(4294970301ULL, ft_pfc_share(base, 0, true) / us);
+}
+
 TEST_HARNESS_MAIN

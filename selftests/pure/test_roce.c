@@ -436,4 +436,121 @@ TEST(qp_index_and_device_map)
 	EXPECT_EQ((struct ft_dev *)&key2, ft_devmap_find(&map, &key2));
 }
 
+/* Sign @buf (@len bytes from the IP header on) with the ICRC rxe expects. */
+static void sign(uint8_t *buf, unsigned int len)
+{
+	uint32_t c = ft_icrc(buf, len - 4);
+
+	buf[len - 4] = c;
+	buf[len - 3] = c >> 8;
+	buf[len - 2] = c >> 16;
+	buf[len - 1] = c >> 24;
+}
+
+/*
+ * Why rxe dropped a packet, as its receive path checks in order: each
+ * case breaks one check of a packet that passes them all (an RC WRITE from
+ * the QP's peer, default P_Key, right ICRC) and names that check alone.
+ */
+TEST(drop_reasons)
+{
+	static const uint8_t peer[16] = { [10] = 0xff, [11] = 0xff, 10, 99, 0, 2 };
+	const struct ft_drop_qp rc_rts = { .found = 1, .type = 2, .state = 3, .peer = peer };
+	struct tpkt t = { .opcode = 0x0a, .qpn = 0x11, .psn = 5, .payload = 64 };
+	struct ft_drop_qp q = rc_rts;
+	uint8_t b[256];
+	struct ft_pkt p;
+	unsigned int len;
+
+#define BUILD() do {							\
+		len = tpkt_build(b, &t);				\
+		memcpy(b + 12, "\x0a\x63\x00\x02", 4);		\
+		sign(b, len);						\
+		ASSERT_EQ(FT_PARSE_OK, ft_parse(b, len, len, &p));	\
+	} while (0)
+#define WHY()	ft_drop_reason(b, len, len, &p, &q)
+
+	BUILD();
+	/* all checks pass: rxe dropped it for a reason fabtrace cannot see */
+	EXPECT_EQ(FT_DROP_OTHER, WHY());
+	EXPECT_EQ(FT_DROP_MALFORMED, ft_drop_reason(b, len, len, NULL, &q));
+	b[len - 1] ^= 1;
+	EXPECT_EQ(FT_DROP_ICRC, WHY());
+	/* an ICRC not at hand (a paged skb) cannot be blamed on anything else */
+	EXPECT_EQ(FT_DROP_OTHER, ft_drop_reason(b, len - 8, len, &p, &q));
+	BUILD();
+	b[20 + 8 + 2] = 0x12;			/* P_Key 0x12ff */
+	sign(b, len);
+	EXPECT_EQ(FT_DROP_KEY, WHY());
+	b[20 + 8 + 2] = 0x7f;			/* 0x7fff: a limited member */
+	sign(b, len);
+	EXPECT_EQ(FT_DROP_OTHER, WHY());
+	BUILD();
+	b[12] = 11;				/* not from the peer */
+	EXPECT_EQ(FT_DROP_ADDRESS, WHY());
+	BUILD();
+	q.state = 2;				/* RTR: takes requests... */
+	EXPECT_EQ(FT_DROP_OTHER, WHY());
+	q.state = 1;				/* INIT: takes nothing */
+	EXPECT_EQ(FT_DROP_QP_STATE, WHY());
+	q = rc_rts;
+	q.type = 3;				/* a UC QP, an RC opcode */
+	EXPECT_EQ(FT_DROP_QP_STATE, WHY());
+	q = rc_rts;
+	q.found = 0;
+	EXPECT_EQ(FT_DROP_UNKNOWN_QP, WHY());
+	q = rc_rts;
+	t.opcode = 0x11;			/* an ACK: responses need RTS */
+	BUILD();
+	q.state = 2;
+	EXPECT_EQ(FT_DROP_QP_STATE, WHY());
+	q = rc_rts;
+	t.opcode = 0x1e;			/* reserved RC opcode */
+	t.payload = 0;
+	BUILD();
+	EXPECT_EQ(FT_DROP_MALFORMED, WHY());
+	t.opcode = 0x0a;
+	t.payload = 64;
+	t.qpn = 0xffffff;			/* multicast: no group took it */
+	BUILD();
+	EXPECT_EQ(FT_DROP_MCAST, WHY());
+	b[len - 1] ^= 1;
+	EXPECT_EQ(FT_DROP_ICRC, WHY());
+#undef WHY
+#undef BUILD
+}
+
+/* CNPs rxe drops as an unknown opcode: its checks would take a good one. */
+TEST(cnps_rxe_would_take)
+{
+	static const uint8_t peer[16] = { [10] = 0xff, [11] = 0xff, 10, 99, 0, 2 };
+	struct ft_drop_qp q = { .found = 1, .type = 2, .state = 3, .peer = peer };
+	struct tpkt t = { .opcode = 0x81, .qpn = 0x11 };
+	uint8_t b[128];
+	struct ft_pkt p;
+	unsigned int len = tpkt_build(b, &t);
+
+	memcpy(b + 12, "\x0a\x63\x00\x02", 4);
+	sign(b, len);
+	ASSERT_EQ(FT_PARSE_OK, ft_parse(b, len, len, &p));
+	EXPECT_TRUE(ft_rxe_takes(b, len, len, &p, &q));
+	b[len - 2] ^= 0x40;			/* forged: bad ICRC */
+	EXPECT_FALSE(ft_rxe_takes(b, len, len, &p, &q));
+	sign(b, len);
+	b[20 + 8 + 3] = 0xfe;			/* P_Key 0xfffe */
+	sign(b, len);
+	EXPECT_FALSE(ft_rxe_takes(b, len, len, &p, &q));
+	b[20 + 8 + 3] = 0xff;
+	b[15] = 3;				/* from 10.99.0.3, not the peer */
+	sign(b, len);
+	EXPECT_FALSE(ft_rxe_takes(b, len, len, &p, &q));
+	b[15] = 2;
+	sign(b, len);
+	q.type = 4;				/* a UD QP has no peer to slow */
+	EXPECT_FALSE(ft_rxe_takes(b, len, len, &p, &q));
+	q.type = 2;
+	q.found = 0;
+	EXPECT_FALSE(ft_rxe_takes(b, len, len, &p, &q));
+}
+
 TEST_HARNESS_MAIN
