@@ -421,8 +421,10 @@ out_unlock:
 
 /*
  * A port's state for a reply, from what was read last: a reader takes no
- * RTNL and reaches no driver.  What the hardware reports is for readers in
- * the netdev's network namespace, as its name is.  Context: process.
+ * RTNL and reaches no driver.  Whether fabtrace's push stands is the
+ * port's; what the hardware reports, and how the driver refused a push,
+ * are the netdev's, for readers in its network namespace, as its name is.
+ * Context: process.
  */
 void ft_dcb_snap(struct ft_dev *dev, u32 port, const struct net *net,
 		 struct ft_dcb_snap *s)
@@ -440,10 +442,13 @@ void ft_dcb_snap(struct ft_dev *dev, u32 port, const struct net *net,
 	/* DCBNL gone (a driver's unload) is not announced: the pointer is */
 	if (dcb_ops(ndev)) {
 		s->state = dp->state;
-		s->err = dp->err;
-		s->err_op = dp->err_op;
-		s->have_hw = dp->have_hw && net_eq(dev_net(ndev), net);
-		s->hw = dp->hw;
+		/* the driver's own words, for readers in its namespace */
+		if (net_eq(dev_net(ndev), net)) {
+			s->err = dp->err;
+			s->err_op = dp->err_op;
+			s->have_hw = dp->have_hw;
+			s->hw = dp->hw;
+		}
 	}
 	spin_unlock(&dcb_lock);
 	dev_put(ndev);

@@ -164,15 +164,17 @@ struct ft_dev *ft_nl_req_dev(struct nlattr **tb, int a_index, int a_name,
 }
 
 /*
- * Whether a caller in @net may change what belongs to @port of @dev: the
- * port belongs to its netdev's network namespace (a container given a
- * VF's netdev owns it), or, without a netdev, to the RDMA device's own.
+ * Whether @port of @dev belongs to @net: the port belongs to its netdev's
+ * network namespace (a container given a VF's netdev owns it), or,
+ * without a netdev, to the RDMA device's own.  Only a caller there may
+ * change what belongs to the port (ft_nl_dev_writable()), or read what
+ * belongs to its netdev (its name, speed, DCB read-back).
  * CAP_NET_ADMIN (the family's admin ops) is checked in the initial user
  * namespace, so a container with its own network namespace passes it;
  * this keeps it off the host's ports, as DCBNL keeps it off the host's
  * netdevs.
  */
-static bool port_in_net(struct ft_dev *dev, u32 port, const struct net *net)
+bool ft_nl_port_in_net(struct ft_dev *dev, u32 port, const struct net *net)
 {
 	struct net_device *ndev = ft_port_netdev(dev->ibdev, port);
 	bool ok;
@@ -199,7 +201,7 @@ int ft_nl_dev_writable(struct ft_dev *dev, u32 port, const struct net *net,
 	u32 p;
 
 	rdma_for_each_port(dev->ibdev, p) {
-		if ((port == FT_NL_ALL_PORTS || p == port) && !port_in_net(dev, p, net)) {
+		if ((port == FT_NL_ALL_PORTS || p == port) && !ft_nl_port_in_net(dev, p, net)) {
 			NL_SET_ERR_MSG(extack,
 				       "the port's netdev is in another network namespace");
 			return -EPERM;

@@ -74,7 +74,8 @@ static int pfc_fill(struct sk_buff *skb, struct ft_dev *dev, u32 port,
 	    nla_put_u32(skb, FABTRACE_A_PFC_PORT, port) ||
 	    ft_nl_put_netdev(skb, dev->ibdev, port, net, FABTRACE_A_PFC_NETDEV_NAME,
 			     FABTRACE_A_PFC_NETDEV_IFINDEX) ||
-	    nla_put_u32(skb, FABTRACE_A_PFC_SPEED, s->mbps) ||
+	    (ft_nl_port_in_net(dev, port, net) &&
+	     nla_put_u32(skb, FABTRACE_A_PFC_SPEED, s->mbps)) ||
 	    ft_nl_put_u64(skb, FABTRACE_A_PFC_MALFORMED, s->malformed, FABTRACE_A_PFC_PAD) ||
 	    ft_nl_put_u64(skb, FABTRACE_A_PFC_PAUSE, s->pause, FABTRACE_A_PFC_PAD))
 		goto err_cancel;

@@ -20,6 +20,7 @@ int ft_nl_put_counters(struct sk_buff *skb, const struct ft_snap *s,
 		       int tx, int rx, int cong);
 struct ft_dev *ft_nl_req_dev(struct nlattr **tb, int a_index, int a_name,
 			     bool required, struct netlink_ext_ack *extack);
+bool ft_nl_port_in_net(struct ft_dev *dev, u32 port, const struct net *net);
 #define FT_NL_ALL_PORTS	U32_MAX
 int ft_nl_dev_writable(struct ft_dev *dev, u32 port, const struct net *net,
 		       struct netlink_ext_ack *extack);

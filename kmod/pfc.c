@@ -322,13 +322,15 @@ static void policy_move_one(const struct ft_dev *cdev, struct ft_qp *qp, void *a
 {
 	struct ft_dev *dev = (struct ft_dev *)cdev;
 	const struct policy_move *m = arg;
+	bool here;
 
 	/* under the lock: path_changed() may be moving the QP to another port */
 	spin_lock(&dev->lock);
-	if (READ_ONCE(qp->port) == m->port)
+	here = READ_ONCE(qp->port) == m->port;
+	if (here)
 		pfc_qp_move(dev, qp, m->port);
 	spin_unlock(&dev->lock);
-	if (ft_qp_misconfigured(dev, qp, m->new) &&
+	if (here && ft_qp_misconfigured(dev, qp, m->new) &&
 	    !ft_qp_misconfigured(dev, qp, m->old))
 		ft_event_qp(dev, qp, FABTRACE_EVENT_KIND_MISCONFIGURED);
 }

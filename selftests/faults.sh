@@ -4,7 +4,7 @@
 # timeout=900
 #
 # Node A holds 1,000 QPs (ft_qps --no-connect --hold) on rxe0 throughout,
-# so every load walks them and every dump is long.  Four parts:
+# so every load walks them and every dump is long.  Five parts:
 #  reload    20 x (rmmod; modprobe) while ib_write_bw A -> B runs and
 #            retain_ms is written every 50 ms (writes racing the unload): each
 #            cycle ends with the module live and answering, perftest exits 0
@@ -28,6 +28,14 @@
 #            every dump exits 0 with valid JSON or 1 with a message;
 #            perftest finishes; fabtrace stays loaded and answers; rxe0
 #            re-added is tracked again, with new QPs' traffic.
+#  policy    6 x rmmod while policy-sets run in three loops, their DCBNL
+#            pushes slowed (ft_dcbnl slow_ms) so that sets wait for each
+#            other, each making 8 connected QPs misconfigured or not (an
+#            event each), a monitor listening: every rmmod succeeds, the
+#            module comes back and answers.  Genetlink waits for requests
+#            in flight only when the family is unregistered, which must
+#            come first (a set that ran on after the events' ring was freed
+#            wrote through it, and queued its worker after it was cancelled).
 # The harness scans both nodes' kernel logs for splats after the run.
 set -euo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
@@ -367,7 +375,7 @@ bw_wait() {
 # rxe counters of both nodes: "A_sent A_rcvd B_sent B_rcvd"
 rxe4() { echo "$(rxe_stat sent_pkts) $(rxe_stat rcvd_pkts) $(peer_lib rxe_stat sent_pkts) $(peer_lib rxe_stat rcvd_pkts)"; }
 
-ktap_plan 29
+ktap_plan 31
 ktap_assert "rxe0 up on both nodes" rxe_up both
 ktap_assert "fabtrace loaded on A with defaults" _or_reload_self
 # held until the delete part stops it; the timeout is a guard, longer than
@@ -696,4 +704,61 @@ EOF
 }
 ktap_result "delete: new QPs on the re-added rxe0 are tracked, tx bytes == ft_qps's" new_ok
 log "delete part: $((SECONDS - t0)) s"
+
+# ---- policy: unloads under policy-sets ------------------------------------
+t0=$SECONDS
+REC=${FT_BUILD:-}/$(uname -r)/testmod/ft_dcbnl.ko
+# 8 connected QPs (4 pairs) of traffic class 0: priority 0, which "pfc 3"
+# leaves out (misconfigured) and "pfc none" does not
+"$FTQPS" --loopback -n 8 --iters 1 --size 64 --hold --timeout-s $((600 * S)) \
+	>"$T/pol_qps.json" 2>"$T/pol_qps.err" &
+held=$!
+# setter N: policy-sets until told to stop, alternating
+setter() {
+	local i=0
+
+	while [ ! -e "$T/pstop" ]; do
+		if [ $((i++ % 2)) = 0 ]; then
+			fabtrace policy set dev rxe0 pfc 3 2>/dev/null || true
+		else
+			fabtrace policy set dev rxe0 pfc none 2>/dev/null || true
+		fi
+	done
+}
+unloads=0 reloads=0
+if ! insmod "$REC" ifname="$FT_NETDEV" slow_ms=$((100 * S)); then
+	log "policy: cannot load $REC on $FT_NETDEV"
+else
+	for c in 1 2 3 4 5 6; do
+		rm -f "$T/pstop"
+		fabtrace monitor >/dev/null 2>&1 &
+		mon=$!
+		setter & s1=$!
+		setter & s2=$!
+		setter & s3=$!
+		# sets queue behind each other's slow pushes
+		sleep $((1 * S))
+		if rmmod fabtrace 2>"$T/pol_rmmod.err"; then
+			unloads=$((unloads + 1))
+		else
+			log "policy: cycle $c: rmmod: $(cat "$T/pol_rmmod.err")"
+		fi
+		touch "$T/pstop"
+		wait "$s1" "$s2" "$s3" 2>/dev/null || true
+		kill "$mon" 2>/dev/null || true
+		wait "$mon" 2>/dev/null || true
+		[ -e /sys/module/fabtrace ] || modprobe fabtrace
+		loaded && fabtrace policy show dev rxe0 >/dev/null && reloads=$((reloads + 1))
+	done
+	fabtrace policy set dev rxe0 pfc none 2>/dev/null || true
+	rmmod ft_dcbnl
+fi
+kill "$held" 2>/dev/null || true
+wait "$held" 2>/dev/null || true
+held=''
+ktap_result "policy: 6 unloads under three policy-set loops each succeeded ($unloads)" \
+	test "$unloads" = 6
+ktap_result "policy: the module came back and answered after each ($reloads)" \
+	test "$reloads" = 6
+log "policy part: $((SECONDS - t0)) s"
 ktap_finished

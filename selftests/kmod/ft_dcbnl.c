@@ -2,6 +2,7 @@
 /* Recording DCBNL operations on a NIC that has none, for fabtrace's DCB tests. */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
@@ -14,7 +15,9 @@
  * set of operations that keep what they are told, as hardware would, so
  * that fabtrace's push can be read back through the kernel by dcb(8).
  * The app table is the kernel's own (dcb_ieee_setapp), as in mlx5.
- * Every call is counted; writes to fail_setpfc make the next ones fail.
+ * Every call is counted; writes to fail_setpfc make the next ones fail,
+ * and slow_ms makes each PFC read and write take that long (as a NIC that
+ * asks its firmware), with the RTNL held, as DCBNL calls them.
  */
 static char *ifname = "eth1";
 module_param(ifname, charp, 0444);
@@ -23,6 +26,10 @@ MODULE_PARM_DESC(ifname, "the netdev to give DCBNL operations");
 static int fail_setpfc;
 module_param(fail_setpfc, int, 0644);
 MODULE_PARM_DESC(fail_setpfc, "ieee_setpfc fails with -EIO while set");
+
+static unsigned int slow_ms;
+module_param(slow_ms, uint, 0644);
+MODULE_PARM_DESC(slow_ms, "each ieee_getpfc and ieee_setpfc sleeps this long");
 
 static unsigned int setpfc_calls, setapp_calls, delapp_calls, apptrust_calls;
 module_param(setpfc_calls, uint, 0444);
@@ -34,8 +41,17 @@ static struct net_device *ndev;
 /* PFC as the hardware holds it; RTNL, as every DCBNL operation runs */
 static struct ieee_pfc pfc = { .pfc_cap = 8 };
 
+static void firmware(void)
+{
+	unsigned int ms = READ_ONCE(slow_ms);
+
+	if (ms)
+		msleep(ms);
+}
+
 static int rec_getpfc(struct net_device *dev, struct ieee_pfc *p)
 {
+	firmware();
 	*p = pfc;
 	return 0;
 }
@@ -43,6 +59,7 @@ static int rec_getpfc(struct net_device *dev, struct ieee_pfc *p)
 static int rec_setpfc(struct net_device *dev, struct ieee_pfc *p)
 {
 	setpfc_calls++;
+	firmware();
 	if (READ_ONCE(fail_setpfc))
 		return -EIO;
 	pfc.pfc_en = p->pfc_en;
