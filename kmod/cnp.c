@@ -82,7 +82,9 @@ static bool from_peer(const struct ft_qp *qp, const u8 *ip, unsigned int avail)
  * policy, the packet came from the QP's peer over IPv4, and no CNP of the
  * QP went out within cnp-interval.  The packet passed rxe's checks (its
  * ICRC, P_Key, QP and addresses): the receive tap runs after them, so a
- * forged CE mark is never answered.  rxe, which has no rate
+ * CE mark on a corrupted packet, or on a careless forger's, is never
+ * answered.  They are no authentication: one who knows the QP numbers and
+ * computes the ICRC passes them, as against rxe itself.  rxe, which has no rate
  * limiter, is not told: fabtrace is the notification point only.  The CNP
  * goes out of the port's netdev, to the peer and QP the QP knows; a local
  * peer gets it through the stack's backlog, and rxe's receive tap sees it
@@ -128,7 +130,8 @@ void ft_cnp_answer(struct ft_dev *dev, struct ft_qp *qp, const u8 *ip,
 	now = ktime_get_ns();
 	prev = READ_ONCE(qp->cnp_sent);
 	do {
-		if (prev && now - prev < interval) {
+		/* signed: another CPU may have claimed a later instant */
+		if (prev && (s64)(now - prev) < (s64)interval) {
 			atomic64_inc(&ft_cnp_stats.limited);
 			return;
 		}

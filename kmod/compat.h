@@ -82,6 +82,13 @@ static inline struct net_device *ft_port_netdev(struct ib_device *ibdev, u32 por
 				enum skb_drop_reason reason
 #endif
 
+/*
+ * rxe before 6.6 took a packet only if its QP's requester or responder
+ * was ready, which a QP in error is not; later ones take what the QP's
+ * state allows (RTR and up), error included.
+ */
+#define FT_RXE_ERR_REFUSES	(KERNEL_VERSION(6, 6, 0) > LINUX_VERSION_CODE)
+
 /* DCBNL's apptrust operations arrived in 6.2. */
 #if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
 #define FT_HAVE_APPTRUST	1

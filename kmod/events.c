@@ -392,12 +392,11 @@ static void ev_count(int err)
 
 static void ev_work_fn(struct work_struct *work)
 {
-	struct ft_event *e;
+	/* the work never runs twice at once: one buffer, never failing */
+	static struct ft_event buf;
+	struct ft_event *e = &buf;
 	u64 dropped;
 
-	e = kmalloc(sizeof(*e), GFP_KERNEL);
-	if (!e)
-		return;
 	while (ev_pop(e)) {
 		ev_count(ev_send(e));
 		cond_resched();
@@ -414,7 +413,6 @@ static void ev_work_fn(struct work_struct *work)
 		if (ev_send(e) >= 0)
 			dropped_reported = dropped;
 	}
-	kfree(e);
 }
 
 #ifdef CONFIG_FABTRACE_BENCH
@@ -487,16 +485,18 @@ void ft_events_open(int (*send)(const struct ft_event *e))
 
 /*
  * The module is closing: nothing is queued from here on, and the worker
- * has sent its last, before the family goes (main.c).  Raisers (the taps,
- * the PFC watchdog, the DCB worker, a policy-set) go on for a while and
- * find the ring closed.
+ * sends what the ring holds (the final counters of QPs destroyed during
+ * the teardown among them) and the dropped count, once, before the family
+ * goes (main.c).  Raisers (the taps, the PFC watchdog, the DCB worker, a
+ * policy-set) go on for a while and find the ring closed.
  */
 void ft_events_close(void)
 {
 	spin_lock_irq(&ring_lock);
 	ev_open = false;
 	spin_unlock_irq(&ring_lock);
-	cancel_delayed_work_sync(&ev_work);
+	/* nothing queues it again: run it now, wait for it */
+	flush_delayed_work(&ev_work);
 }
 
 /* Context: ft_events_close() ran, and no raiser is left. */

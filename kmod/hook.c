@@ -171,15 +171,13 @@ static DEFINE_MUTEX(hook_lock);
 static bool rxe_on;
 
 /*
- * Where @mod's function @sym is, and its size in *@size (if not NULL).  An
- * ftrace filter by name would match a
+ * Where @mod's function @sym is.  An ftrace filter by name would match a
  * function of that name in any module, and hand it our taps: the module's
  * own symbol table names rdma_rxe's alone (the walk of the kernel's
  * "module:symbol" lookup, which modules cannot call).  @mod is live and
  * cannot go: its going notifier waits for hook_lock.
  */
-static unsigned long mod_sym(struct module *mod, const char *sym,
-			     unsigned long *size)
+static unsigned long mod_sym_addr(struct module *mod, const char *sym)
 {
 	const struct mod_kallsyms *ks;
 	unsigned long addr = 0;
@@ -193,8 +191,6 @@ static unsigned long mod_sym(struct module *mod, const char *sym,
 		if (s->st_shndx != SHN_UNDEF &&
 		    !strcmp(ks->strtab + s->st_name, sym)) {
 			addr = s->st_value;
-			if (size)
-				*size = s->st_size;
 			break;
 		}
 	}
@@ -378,7 +374,7 @@ static int hooks_on(struct module *rxe_mod)
 			continue;
 		err = -ENOENT;
 		if (rxe)
-			h->addr = mod_sym(rxe_mod, h->sym, NULL);
+			h->addr = mod_sym_addr(rxe_mod, h->sym);
 		if (!rxe || h->addr)
 			err = fhook_on(h);
 		if (err) {
@@ -393,37 +389,71 @@ static int hooks_on(struct module *rxe_mod)
 /*
  * Packets rxe_rcv() drops, after its checks failed, are freed there with
  * kfree_skb(): the kfree_skb tracepoint names where each drop came from,
- * and those from rxe_rcv()'s code (rxe_rcv_mcast_pkt()'s too, where the
- * compiler kept it apart) go to ft_tap_drop().  Every other drop in the
- * kernel costs the two comparisons.
+ * and those from rxe_rcv()'s code go to ft_tap_drop().  Its code is that
+ * of rxe_rcv and of rxe_rcv_mcast_pkt, and of any part of them the
+ * compiler put apart (rxe_rcv.cold, rxe_rcv_mcast_pkt.isra.0): every
+ * symbol of those names, or of those names and a suffix.  Every other drop
+ * in the kernel costs the probe a few comparisons.
  */
+#define FT_DROP_SITES	4
 static struct {
 	unsigned long start, size;
-} drop_sites[2];
+} drop_sites[FT_DROP_SITES];
 
-static const char *const drop_syms[ARRAY_SIZE(drop_sites)] = {
-	"rxe_rcv", "rxe_rcv_mcast_pkt",
-};
+static bool drop_sym(const char *name)
+{
+	static const char *const syms[] = { "rxe_rcv", "rxe_rcv_mcast_pkt" };
+	unsigned int i;
+	size_t n;
+
+	for (i = 0; i < ARRAY_SIZE(syms); i++) {
+		n = strlen(syms[i]);
+		if (!strncmp(name, syms[i], n) && (!name[n] || name[n] == '.'))
+			return true;
+	}
+	return false;
+}
 
 static void notrace drop_probe(void *data, FT_KFREE_SKB_ARGS)
 {
 	unsigned long ip = (unsigned long)location;
+	unsigned int i;
 
-	if (ip - READ_ONCE(drop_sites[0].start) < READ_ONCE(drop_sites[0].size) ||
-	    ip - READ_ONCE(drop_sites[1].start) < READ_ONCE(drop_sites[1].size))
-		ft_tap_drop(skb);
+	for (i = 0; i < FT_DROP_SITES; i++)
+		if (ip - READ_ONCE(drop_sites[i].start) < READ_ONCE(drop_sites[i].size)) {
+			ft_tap_drop(skb);
+			return;
+		}
 }
 
+/* The drop sites of @mod, live (its going notifier waits for hook_lock). */
 static int drops_on(struct module *mod)
 {
-	unsigned int i;
+	const struct mod_kallsyms *ks;
+	unsigned int i, n = 0;
+	bool rcv = false;
 	int err;
 
-	for (i = 0; i < ARRAY_SIZE(drop_sites); i++)
-		drop_sites[i].start = mod_sym(mod, drop_syms[i], &drop_sites[i].size);
-	if (!drop_sites[0].start)
-		return -ENOENT;
-	err = register_trace_kfree_skb(drop_probe, NULL);
+	preempt_disable();
+	ks = rcu_dereference_sched(mod->kallsyms);
+	for (i = 1; i < ks->num_symtab; i++) {
+		const typeof(*ks->symtab) *s = &ks->symtab[i];
+		const char *name = ks->strtab + s->st_name;
+
+		if (s->st_shndx == SHN_UNDEF || !s->st_size || !drop_sym(name))
+			continue;
+		if (n == FT_DROP_SITES) {
+			n++;
+			break;
+		}
+		drop_sites[n].start = s->st_value;
+		drop_sites[n++].size = s->st_size;
+		rcv |= !strcmp(name, "rxe_rcv");
+	}
+	preempt_enable();
+	err = !rcv ? -ENOENT : n > FT_DROP_SITES ? -E2BIG : 0;
+	if (!err)
+		err = register_trace_kfree_skb(drop_probe, NULL);
 	if (err)
 		memset(drop_sites, 0, sizeof(drop_sites));
 	return err;

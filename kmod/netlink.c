@@ -124,23 +124,53 @@ int ft_nl_put_counters(struct sk_buff *skb, const struct ft_snap *s,
 	return 0;
 }
 
+/*
+ * Whether a reader in @net may see @dev at all: rdma's own rule (nldev's),
+ * every device in shared mode, in exclusive mode those of @net alone.
+ */
+static bool dev_visible(const struct ft_dev *dev, const struct net *net)
+{
+	return rdma_dev_access_netns(dev->ibdev, net);
+}
+
+/**
+ * ft_nl_dev_next() - the first device at index @index or above that @net sees
+ * @index: where to start
+ * @net: the reader's network namespace
+ *
+ * Return: the device, held (ft_dev_put()), or NULL.
+ */
+struct ft_dev *ft_nl_dev_next(u32 index, const struct net *net)
+{
+	struct ft_dev *dev;
+
+	while ((dev = ft_dev_get(index, NULL, true)) && !dev_visible(dev, net)) {
+		index = dev->index + 1;
+		ft_dev_put(dev);
+	}
+	return dev;
+}
+
 /**
  * ft_nl_req_dev() - the device a request names by index or name (or both)
- * @tb: the request's attributes
+ * @info: the request
  * @a_index: the attribute of the device's index
  * @a_name: and of its name
  * @required: a request naming neither is refused; else NULL is returned
- * @extack: for the error
+ *
+ * A device the caller's network namespace does not see is no device.
  *
  * Return: the device, held (ft_dev_put()), NULL if none is named and none
  * is @required, or an ERR_PTR with an extack.
  */
-struct ft_dev *ft_nl_req_dev(struct nlattr **tb, int a_index, int a_name,
-			     bool required, struct netlink_ext_ack *extack)
+struct ft_dev *ft_nl_req_dev(struct genl_info *info, int a_index, int a_name,
+			     bool required)
 {
-	struct ft_dev *dev;
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr **tb = info->attrs;
 	const char *name = tb[a_name] ? nla_data(tb[a_name]) : NULL;
 	u32 index = tb[a_index] ? nla_get_u32(tb[a_index]) : 0;
+	struct ft_dev *dev;
 
 	if (!tb[a_index] && !tb[a_name]) {
 		if (!required)
@@ -149,6 +179,10 @@ struct ft_dev *ft_nl_req_dev(struct nlattr **tb, int a_index, int a_name,
 		return ERR_PTR(-EINVAL);
 	}
 	dev = ft_dev_get(index, name, false);
+	if (dev && !dev_visible(dev, genl_info_net(info))) {
+		ft_dev_put(dev);
+		dev = NULL;
+	}
 	if (!dev) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[a_name] ?: tb[a_index],
 				    "no such RDMA device");
@@ -189,25 +223,32 @@ bool ft_nl_port_in_net(struct ft_dev *dev, u32 port, const struct net *net)
 /**
  * ft_nl_dev_writable() - may a caller in @net change @port of @dev?
  * @dev: the device
- * @port: its port, or FT_NL_ALL_PORTS for every port of it
+ * @port: its port; one the device does not have (a QP not yet given one)
+ *	stands for every port, as does FT_NL_ALL_PORTS
  * @net: the caller's network namespace
  * @extack: for the refusal, or NULL to refuse silently
+ *
+ * The caller's namespace must see the device (rdma's exclusive netns mode)
+ * and own the port.
  *
  * Return: 0, or -EPERM.
  */
 int ft_nl_dev_writable(struct ft_dev *dev, u32 port, const struct net *net,
 		       struct netlink_ext_ack *extack)
 {
+	bool all = !rdma_is_port_valid(dev->ibdev, port);
 	u32 p;
 
-	rdma_for_each_port(dev->ibdev, p) {
-		if ((port == FT_NL_ALL_PORTS || p == port) && !ft_nl_port_in_net(dev, p, net)) {
-			NL_SET_ERR_MSG(extack,
-				       "the port's netdev is in another network namespace");
-			return -EPERM;
-		}
-	}
+	if (!dev_visible(dev, net))
+		goto err_perm;
+	rdma_for_each_port(dev->ibdev, p)
+		if ((all || p == port) && !ft_nl_port_in_net(dev, p, net))
+			goto err_perm;
 	return 0;
+
+err_perm:
+	NL_SET_ERR_MSG(extack, "the port is another network namespace's");
+	return -EPERM;
 }
 
 /**
@@ -326,7 +367,7 @@ int ft_nl_port_doit(const struct ft_nl_port_get *g, struct genl_info *info)
 	u32 port;
 	int err;
 
-	dev = ft_nl_req_dev(tb, g->a_index, g->a_name, true, info->extack);
+	dev = ft_nl_req_dev(info, g->a_index, g->a_name, true);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
 	err = ft_nl_req_port(dev, tb[g->a_port], &port, info->extack);
@@ -366,7 +407,7 @@ int ft_nl_port_dumpit(const struct ft_nl_port_get *g, struct sk_buff *skb,
 	int err = 0;
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
-	while (!err && (dev = ft_dev_get(ctx->next_index, NULL, true))) {
+	while (!err && (dev = ft_nl_dev_next(ctx->next_index, sock_net(cb->skb->sk)))) {
 		u32 port = max(ctx->next_port, rdma_start_port(dev->ibdev));
 		char name[IB_DEVICE_NAME_MAX];
 		bool match;

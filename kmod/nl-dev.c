@@ -116,8 +116,7 @@ int fabtrace_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	int err;
 
-	dev = ft_nl_req_dev(info->attrs, FABTRACE_A_DEV_INDEX, FABTRACE_A_DEV_NAME,
-			    true, info->extack);
+	dev = ft_nl_req_dev(info, FABTRACE_A_DEV_INDEX, FABTRACE_A_DEV_NAME, true);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
 
@@ -151,7 +150,7 @@ int fabtrace_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	int err = 0;
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
-	while ((dev = ft_dev_get(ctx->next_index, NULL, true))) {
+	while ((dev = ft_nl_dev_next(ctx->next_index, sock_net(cb->skb->sk)))) {
 		bool match = (!tb[FABTRACE_A_DEV_INDEX] ||
 			      nla_get_u32(tb[FABTRACE_A_DEV_INDEX]) == dev->index) &&
 			     (!tb[FABTRACE_A_DEV_NAME] ||

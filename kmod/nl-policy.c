@@ -229,8 +229,8 @@ int fabtrace_nl_policy_set_doit(struct sk_buff *skb, struct genl_info *info)
 	unsigned int i;
 	int err;
 
-	req.dev = ft_nl_req_dev(attrs, FABTRACE_A_POLICY_DEV_INDEX,
-				FABTRACE_A_POLICY_DEV_NAME, true, info->extack);
+	req.dev = ft_nl_req_dev(info, FABTRACE_A_POLICY_DEV_INDEX,
+				FABTRACE_A_POLICY_DEV_NAME, true);
 	if (IS_ERR(req.dev))
 		return PTR_ERR(req.dev);
 	err = -EINVAL;

@@ -253,8 +253,7 @@ int fabtrace_nl_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 
-	dev = ft_nl_req_dev(tb, FABTRACE_A_QP_DEV_INDEX, FABTRACE_A_QP_DEV_NAME,
-			    true, info->extack);
+	dev = ft_nl_req_dev(info, FABTRACE_A_QP_DEV_INDEX, FABTRACE_A_QP_DEV_NAME, true);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
 
@@ -395,7 +394,7 @@ int fabtrace_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 	f.cg = kzalloc(sizeof(*f.cg), GFP_KERNEL);
 	cb->seq = dump_generation();
-	while ((dev = ft_dev_get(ctx->dev_index, NULL, true))) {
+	while ((dev = ft_nl_dev_next(ctx->dev_index, sock_net(cb->skb->sk)))) {
 		bool match = (!tb[FABTRACE_A_QP_DEV_INDEX] ||
 			      nla_get_u32(tb[FABTRACE_A_QP_DEV_INDEX]) == dev->index) &&
 			     (!name || !strcmp(name, dev->name));
@@ -447,13 +446,40 @@ static void reset_dev(struct ft_dev *dev, const u32 *qpn)
 	rcu_read_unlock();
 }
 
+/*
+ * The ports of @dev's entries of QP number @qpn, live and retained, as
+ * bits; a port past the bits, or none yet (0), as bit 0: every port.
+ */
+static unsigned long qpn_ports(const struct ft_dev *dev, u32 qpn)
+{
+	unsigned long ports = 0;
+	struct ft_qp *qp;
+	u32 key, port;
+
+	rcu_read_lock();
+	/* as reset_dev() finds them: the port QPs come last, by any number */
+	for (key = qpn; (qp = ft_qp_next(dev, &key, qpn)); key++) {
+		port = READ_ONCE(qp->port);
+		if (qp->qpn == qpn)
+			ports |= BIT(port < BITS_PER_LONG ? port : 0);
+	}
+	for (qp = ft_retired_first(dev); qp; qp = ft_retired_next(qp)) {
+		port = qp->port;
+		if (qp->qpn == qpn)
+			ports |= BIT(port < BITS_PER_LONG ? port : 0);
+	}
+	rcu_read_unlock();
+	return ports;
+}
+
 int fabtrace_nl_qp_reset_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct net *net = genl_info_net(info);
 	struct nlattr **tb = info->attrs;
+	unsigned long ports, port;
 	struct ft_qp *qp;
 	struct ft_dev *dev;
-	u32 qpn, port, index = 0;
+	u32 qpn, index = 0;
 	int err = 0;
 
 	if (check_qpns(tb, FABTRACE_A_QP_QPN, info->extack))
@@ -464,13 +490,12 @@ int fabtrace_nl_qp_reset_doit(struct sk_buff *skb, struct genl_info *info)
 				    "a QP number needs a device");
 		return -EINVAL;
 	}
-	dev = ft_nl_req_dev(tb, FABTRACE_A_QP_DEV_INDEX, FABTRACE_A_QP_DEV_NAME,
-			    false, info->extack);
+	dev = ft_nl_req_dev(info, FABTRACE_A_QP_DEV_INDEX, FABTRACE_A_QP_DEV_NAME, false);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
 	if (!dev) {
 		/* every device this namespace owns; the others are not its to zero */
-		while ((dev = ft_dev_get(index, NULL, true))) {
+		while ((dev = ft_nl_dev_next(index, net))) {
 			if (!ft_nl_dev_writable(dev, FT_NL_ALL_PORTS, net, NULL))
 				reset_dev(dev, NULL);
 			index = dev->index + 1;
@@ -487,16 +512,20 @@ int fabtrace_nl_qp_reset_doit(struct sk_buff *skb, struct genl_info *info)
 	qpn = nla_get_u32(tb[FABTRACE_A_QP_QPN]);
 	rcu_read_lock();
 	qp = qp_lookup(dev, qpn);
-	port = qp ? READ_ONCE(qp->port) : 0;
 	rcu_read_unlock();
 	if (!qp) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[FABTRACE_A_QP_QPN], "no such QP");
 		err = -ENOENT;
 		goto out_put;
 	}
-	err = ft_nl_dev_writable(dev, port, net, info->extack);
-	if (!err)
-		reset_dev(dev, &qpn);
+	/* every entry it zeroes, the retained ones of that number too */
+	ports = qpn_ports(dev, qpn);
+	for_each_set_bit(port, &ports, BITS_PER_LONG) {
+		err = ft_nl_dev_writable(dev, port, net, info->extack);
+		if (err)
+			goto out_put;
+	}
+	reset_dev(dev, &qpn);
 out_put:
 	ft_dev_put(dev);
 	return err;

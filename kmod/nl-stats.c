@@ -33,7 +33,7 @@ int fabtrace_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 				    "stats-get takes no attributes");
 		return -EINVAL;
 	}
-	while ((dev = ft_dev_get(index, NULL, true))) {
+	while ((dev = ft_nl_dev_next(index, genl_info_net(info)))) {
 		ft_dev_totals(dev, &tot);
 		malformed += tot.malformed;
 		unknown += tot.unknown[FT_TX] + tot.unknown[FT_RX];

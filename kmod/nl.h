@@ -18,10 +18,12 @@ int ft_nl_put_traffic(struct sk_buff *skb, int type, u64 bytes,
 		      const u64 *cls);
 int ft_nl_put_counters(struct sk_buff *skb, const struct ft_snap *s,
 		       int tx, int rx, int cong);
-struct ft_dev *ft_nl_req_dev(struct nlattr **tb, int a_index, int a_name,
-			     bool required, struct netlink_ext_ack *extack);
+struct genl_info;
+struct ft_dev *ft_nl_req_dev(struct genl_info *info, int a_index, int a_name,
+			     bool required);
+struct ft_dev *ft_nl_dev_next(u32 index, const struct net *net);
 bool ft_nl_port_in_net(struct ft_dev *dev, u32 port, const struct net *net);
-#define FT_NL_ALL_PORTS	U32_MAX
+#define FT_NL_ALL_PORTS	0	/* no device has a port 0 and others */
 int ft_nl_dev_writable(struct ft_dev *dev, u32 port, const struct net *net,
 		       struct netlink_ext_ack *extack);
 void ft_nl_dev_name(struct ft_dev *dev, char *name);
@@ -42,7 +44,6 @@ struct ft_nl_port_get {
 		    const struct net *net, u32 portid, u32 seq, int flags);
 };
 
-struct genl_info;
 struct netlink_callback;
 
 int ft_nl_req_port(struct ft_dev *dev, struct nlattr *attr, u32 *port,

@@ -249,6 +249,8 @@ u32 ft_cnp_build(u8 *cnp, const u8 *ip, u32 avail, u32 dqpn, u8 dscp)
 #define QPT_UD		4
 #define QPS_RTR		2
 #define QPS_RTS		3
+#define QPS_SQD		4
+#define QPS_ERR		6
 #define MCAST_QPN	0xffffff
 #define GSI_QKEY	0x80010000
 
@@ -299,7 +301,8 @@ static enum ft_drop header_checks(const u8 *ip, u32 avail, const struct ft_pkt *
 	default:
 		return FT_DROP_QP_STATE;
 	}
-	if (qp->state < (pkt->flags & FT_PKT_REQ ? QPS_RTR : QPS_RTS))
+	if (qp->state < (pkt->flags & FT_PKT_REQ ? QPS_RTR : QPS_RTS) ||
+	    (qp->err_refuses && qp->state == QPS_ERR))
 		return FT_DROP_QP_STATE;
 	/* a connected QP takes packets from its peer alone */
 	if ((qp->type == QPT_RC || qp->type == QPT_UC) &&
@@ -356,15 +359,16 @@ enum ft_drop ft_drop_reason(const u8 *ip, u32 avail, u32 len,
  *
  * rxe drops every CNP as an opcode it does not know, after which fabtrace
  * counts those its own checks pass as received by their QP: the QP is
- * known and connected, the CNP comes from its peer, with the default P_Key
- * and a right ICRC.
+ * known, connected and sending (RTS or SQD, as a response needs), the CNP
+ * comes from its peer, with the default P_Key and a right ICRC.
  */
 bool ft_rxe_takes(const u8 *ip, u32 avail, u32 len, const struct ft_pkt *pkt,
 		  const struct ft_drop_qp *qp)
 {
 	const u8 *bth = ip + (pkt->flags & FT_PKT_IPV6 ? 40 : (ip[0] & 0xf) * 4) + 8;
 
-	if (!qp->found || (qp->type != QPT_RC && qp->type != QPT_UC))
+	if (!qp->found || (qp->type != QPT_RC && qp->type != QPT_UC) ||
+	    (qp->state != QPS_RTS && qp->state != QPS_SQD))
 		return false;
 	if (pkt->flags & FT_PKT_IPV6 ? __builtin_memcmp(ip + 8, qp->peer, 16) :
 	    __builtin_memcmp(ip + 12, qp->peer + 12, 4))

@@ -289,6 +289,7 @@ struct ft_drop_qp {
 	u8 found;		/* 0: no QP has that number */
 	u8 type;		/* enum ib_qp_type */
 	u8 state;		/* enum ib_qp_state */
+	u8 err_refuses;		/* rxe refuses a QP in error everything (6.1) */
 	const u8 *peer;		/* 16 bytes; IPv4 ones v4-mapped */
 };
 

@@ -207,7 +207,7 @@ static noinline notrace void drop_cnp(struct ft_dev *dev, struct ft_qp *qp,
 void notrace ft_tap_drop(const struct sk_buff *skb)
 {
 	const struct ib_device *ibdev = *(struct ib_device * const *)skb->cb;
-	struct ft_drop_qp dq = {};
+	struct ft_drop_qp dq = { .err_refuses = FT_RXE_ERR_REFUSES };
 	struct ft_pkt pkt, *pp = &pkt;
 	unsigned int len, avail;
 	struct ft_dev *dev;
@@ -216,7 +216,8 @@ void notrace ft_tap_drop(const struct sk_buff *skb)
 	int off;
 
 	rcu_read_lock_sched_notrace();
-	if (!ft_devmap_get(&ft_devmap, ibdev, &dev))
+	/* the map's empty slots have a NULL key: rxe always sets its device */
+	if (!ibdev || !ft_devmap_get(&ft_devmap, ibdev, &dev))
 		goto out;
 	off = skb_network_offset(skb);
 	len = skb->len - off;

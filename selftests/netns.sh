@@ -68,7 +68,7 @@ refused() {
 	log "$* -> exit $rc: $(cat "$out")"
 	[ "$rc" != 0 ] && grep -q "$err" "$out"
 }
-OTHER="the port's netdev is in another network namespace"
+OTHER="the port is another network namespace's"
 ktap_result "ftns (root): policy set dev rxe0 is refused, the extack says why" \
 	refused "$OTHER" "$T/set.err" inns fabtrace policy set dev rxe0 pfc 4 ecn 4 cnp off
 fabtrace -j policy show dev rxe0 >"$T/pol1.json"

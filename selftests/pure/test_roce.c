@@ -493,6 +493,10 @@ TEST(drop_reasons)
 	EXPECT_EQ(FT_DROP_OTHER, WHY());
 	q.state = 1;				/* INIT: takes nothing */
 	EXPECT_EQ(FT_DROP_QP_STATE, WHY());
+	q.state = 6;				/* ERR: 6.12's rxe takes it... */
+	EXPECT_EQ(FT_DROP_OTHER, WHY());
+	q.err_refuses = 1;			/* ...6.1's does not */
+	EXPECT_EQ(FT_DROP_QP_STATE, WHY());
 	q = rc_rts;
 	q.type = 3;				/* a UC QP, an RC opcode */
 	EXPECT_EQ(FT_DROP_QP_STATE, WHY());
@@ -548,6 +552,12 @@ TEST(cnps_rxe_would_take)
 	sign(b, len);
 	q.type = 4;				/* a UD QP has no peer to slow */
 	EXPECT_FALSE(ft_rxe_takes(b, len, len, &p, &q));
+	q.type = 2;
+	q.state = 2;				/* RTR: it sends nothing yet */
+	EXPECT_FALSE(ft_rxe_takes(b, len, len, &p, &q));
+	q.state = 4;				/* SQD: it still does */
+	EXPECT_TRUE(ft_rxe_takes(b, len, len, &p, &q));
+	q.state = 3;
 	q.type = 2;
 	q.found = 0;
 	EXPECT_FALSE(ft_rxe_takes(b, len, len, &p, &q));
