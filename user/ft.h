@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The state of one fabtrace invocation, handed to every command. */
+/* The state of one fabtrace invocation, and the requests its commands share. */
 #ifndef _FABTRACE_FT_H
 #define _FABTRACE_FT_H
 
