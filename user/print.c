@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Printing of records the commands share: counters, QPs, devices, events. */
+/* Printing of records the commands share: counters, QPs, devices, policies, events. */
 
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -20,6 +20,8 @@ const char *kw_text(const struct kw *table, uint32_t val, char *buf, size_t len)
 	snprintf(buf, len, "%u", val);
 	return buf;
 }
+
+/* --- counters ------------------------------------------------------------ */
 
 static void print_u64_kv(struct out *o, const char *key, uint64_t v)
 {
@@ -81,6 +83,8 @@ void print_cong(struct out *o, const char *indent, const struct ft_cong *c)
 	}
 	out_obj_end(o);
 }
+
+/* --- QPs ----------------------------------------------------------------- */
 
 static void print_flags(struct out *o, uint32_t flags)
 {
@@ -216,6 +220,8 @@ void print_qp_row(struct out *o, const struct ft_qp_rec *r)
 		 txp, txb, rxp, rxb, ce, cnp, nak, retx);
 }
 
+/* --- devices and the module ---------------------------------------------- */
+
 static void print_port(struct out *o, const struct ft_port *p)
 {
 	char buf[FT_FMT_LEN];
@@ -325,6 +331,324 @@ void print_stats(struct out *o, const struct ft_stats_rec *r)
 	}
 	out_obj_end(o);
 }
+
+/* --- policies ------------------------------------------------------------ */
+
+#define CFG(a)		FABTRACE_A_POLICY_CFG_##a
+
+static const struct kw wd_action_kw[] = {
+	{ "alert", FABTRACE_WD_ACTION_ALERT },
+	{ NULL, 0 }
+};
+
+/* "none" or "3,4" */
+static const char *fmt_prios(char *buf, size_t len, uint32_t mask)
+{
+	size_t n = 0;
+	unsigned int p;
+
+	if (!(mask & 0xff))
+		return "none";
+	buf[0] = '\0';
+	for (p = 0; p < 8 && n < len; p++)
+		if (mask & (1u << p))
+			n += snprintf(buf + n, len - n, "%s%u", n ? "," : "", p);
+	return buf;
+}
+
+/* "default", "default,26:3,46:5", or every entry (@all) */
+static const char *fmt_map(char *buf, size_t len, const uint8_t *map, bool all)
+{
+	size_t n = snprintf(buf, len, "%s", all ? "" : "default");
+	unsigned int d;
+
+	for (d = 0; d < 64 && n < len; d++)
+		if (all || map[d] != d >> 3)
+			n += snprintf(buf + n, len - n, "%s%u:%u", n ? "," : "", d, map[d]);
+	return buf;
+}
+
+/* "off" or "detect 200 restore 400" */
+static const char *fmt_wd(char *buf, size_t len, const struct ft_policy_cfg *c)
+{
+	if (!c->v[CFG(WD_DETECT)])
+		return "off";
+	snprintf(buf, len, "detect %u restore %u", c->v[CFG(WD_DETECT)],
+		 c->v[CFG(WD_RESTORE)]);
+	return buf;
+}
+
+static void print_prios_json(struct out *o, const char *key, uint32_t mask)
+{
+	unsigned int p;
+
+	out_arr_begin(o, key);
+	for (p = 0; p < 8; p++)
+		if (mask & (1u << p))
+			out_u64(o, PRINT_JSON, NULL, NULL, p);
+	out_arr_end(o);
+}
+
+/* The policy values as JSON members (of the object being built). */
+static void print_cfg_json(struct out *o, const struct ft_policy_cfg *c)
+{
+	char buf[32];
+	unsigned int d;
+
+	out_str(o, PRINT_JSON, "trust", NULL,
+		kw_text(ft_kw_trust, c->v[CFG(TRUST)], buf, sizeof(buf)));
+	out_arr_begin(o, "dscp_map");
+	for (d = 0; d < 64; d++)
+		out_u64(o, PRINT_JSON, NULL, NULL, c->dscp[d]);
+	out_arr_end(o);
+	print_prios_json(o, "pfc", c->v[CFG(PFC)]);
+	print_prios_json(o, "ecn", c->v[CFG(ECN)]);
+	out_bool(o, PRINT_JSON, "cnp", NULL, c->v[CFG(CNP)]);
+	out_u64(o, PRINT_JSON, "cnp_interval_us", NULL, c->v[CFG(CNP_INTERVAL)]);
+	out_u64(o, PRINT_JSON, "cnp_dscp", NULL, c->v[CFG(CNP_DSCP)]);
+	out_obj_begin(o, "pfc_watchdog");
+	out_bool(o, PRINT_JSON, "enabled", NULL, c->v[CFG(WD_DETECT)]);
+	out_u64(o, PRINT_JSON, "detect_ms", NULL, c->v[CFG(WD_DETECT)]);
+	out_u64(o, PRINT_JSON, "restore_ms", NULL, c->v[CFG(WD_RESTORE)]);
+	out_str(o, PRINT_JSON, "action", NULL,
+		kw_text(wd_action_kw, c->v[CFG(WD_ACTION)], buf, sizeof(buf)));
+	out_obj_end(o);
+}
+
+/* The values as "policy set" arguments: " trust pcp dscp-map default ..." */
+static void fmt_cfg_args(char *buf, size_t len, const struct ft_policy_cfg *c,
+			 bool all_map)
+{
+	char t[32], map[512], pfc[32], ecn[32], wd[64];
+
+	snprintf(buf, len, " trust %s dscp-map %s pfc %s ecn %s cnp %s cnp-interval %u"
+		 " cnp-dscp %u pfc-watchdog %s",
+		 kw_text(ft_kw_trust, c->v[CFG(TRUST)], t, sizeof(t)),
+		 fmt_map(map, sizeof(map), c->dscp, all_map),
+		 fmt_prios(pfc, sizeof(pfc), c->v[CFG(PFC)]),
+		 fmt_prios(ecn, sizeof(ecn), c->v[CFG(ECN)]),
+		 c->v[CFG(CNP)] ? "on" : "off", c->v[CFG(CNP_INTERVAL)],
+		 c->v[CFG(CNP_DSCP)], fmt_wd(wd, sizeof(wd), c));
+}
+
+/* --- a policy's hardware part -------------------------------------------- */
+
+/* The app table entries the policy asks for: DSCP d to one priority, or none. */
+static uint8_t hw_want(const struct ft_policy_cfg *c, unsigned int d)
+{
+	return c->v[CFG(TRUST)] == FABTRACE_TRUST_DSCP ? 1u << c->dscp[d] : 0;
+}
+
+/*
+ * An app table as fmt_map() writes a map, "none" if it is empty: entries
+ * apart from DSCP d to d>>3 are "d:p", "d:p+q" (several) or "d:-" (none).
+ */
+static const char *fmt_hw_map(char *buf, size_t len, const uint8_t *prios)
+{
+	size_t n;
+	unsigned int d, p;
+	bool any = false;
+
+	for (d = 0; d < 64; d++)
+		any |= prios[d] != 0;
+	if (!any)
+		return "none";
+	n = snprintf(buf, len, "default");
+	for (d = 0; d < 64 && n < len; d++) {
+		if (prios[d] == 1u << (d >> 3))
+			continue;
+		n += snprintf(buf + n, len - n, ",%u:", d);
+		if (!prios[d] && n < len)
+			n += snprintf(buf + n, len - n, "-");
+		for (p = 0; p < 8 && n < len; p++)
+			if (prios[d] & (1u << p))
+				n += snprintf(buf + n, len - n, "%s%u",
+					      prios[d] & ((1u << p) - 1) ? "+" : "", p);
+	}
+	return buf;
+}
+
+/* " pfc 3 (hw 3,5)": the hardware's values where they differ from @c. */
+static bool print_hw_diff(struct out *o, const struct ft_policy_hw *hw,
+			  const struct ft_policy_cfg *c)
+{
+	char a[512], b[512];
+	uint8_t want[64];
+	unsigned int d;
+	bool differ = false;
+
+	if (hw->pfc != c->v[CFG(PFC)]) {
+		out_text(o, " pfc %s (hw %s)", fmt_prios(a, sizeof(a), c->v[CFG(PFC)]),
+			 fmt_prios(b, sizeof(b), hw->pfc));
+		differ = true;
+	}
+	for (d = 0; d < 64; d++)
+		want[d] = hw_want(c, d);
+	if (memcmp(want, hw->dscp, sizeof(want))) {
+		out_text(o, " app %s (hw %s)", fmt_hw_map(a, sizeof(a), want),
+			 fmt_hw_map(b, sizeof(b), hw->dscp));
+		differ = true;
+	}
+	if (hw->has_trust && hw->trust != c->v[CFG(TRUST)]) {
+		out_text(o, " trust %s (hw %s)",
+			 kw_text(ft_kw_trust, c->v[CFG(TRUST)], a, sizeof(a)),
+			 kw_text(ft_kw_trust, hw->trust, b, sizeof(b)));
+		differ = true;
+	}
+	return differ;
+}
+
+static void print_hw_json(struct out *o, const struct ft_policy_hw *hw)
+{
+	char buf[32];
+	unsigned int d;
+
+	out_obj_begin(o, "hw");
+	/* the values are those of the last read, if it worked */
+	if (hw->has_values) {
+		print_prios_json(o, "pfc", hw->pfc);
+		out_u64(o, PRINT_JSON, "pfc_cap", NULL, hw->pfc_cap);
+		if (hw->has_trust)
+			out_str(o, PRINT_JSON, "trust", NULL,
+				kw_text(ft_kw_trust, hw->trust, buf, sizeof(buf)));
+		out_arr_begin(o, "dscp_prio");
+		for (d = 0; d < 64; d++)
+			print_prios_json(o, NULL, hw->dscp[d]);
+		out_arr_end(o);
+	}
+	if (hw->error) {
+		out_u64(o, PRINT_JSON, "error", NULL, hw->error);
+		out_str(o, PRINT_JSON, "error_op", NULL, hw->error_op);
+	}
+	out_obj_end(o);
+}
+
+/* What the hardware reports, under a policy's own lines (text). */
+static void print_hw_text(struct out *o, const struct ft_policy_hw *hw,
+			  const struct ft_policy_cfg *c)
+{
+	char pfc[32], trust[32], map[512];
+
+	if (hw->error)
+		out_text(o, "    hw error: %s: %s\n", hw->error_op, strerror((int)hw->error));
+	if (!hw->has_values) {
+		out_text(o, "    hw unknown: its last read failed\n");
+		return;
+	}
+	out_text(o, "    hw pfc %s pfc-cap %u", fmt_prios(pfc, sizeof(pfc), hw->pfc),
+		 hw->pfc_cap);
+	if (hw->has_trust)
+		out_text(o, " trust %s", kw_text(ft_kw_trust, hw->trust, trust, sizeof(trust)));
+	out_text(o, " app %s\n", fmt_hw_map(map, sizeof(map), hw->dscp));
+	out_text(o, "    hw differs:");
+	if (!print_hw_diff(o, hw, c))
+		out_text(o, " no");
+	out_text(o, "\n");
+}
+
+/* A policy-drift's fields: where the hardware differs, or that it does not. */
+void print_policy_drift(struct out *o, const struct ft_policy_hw *hw,
+			const struct ft_policy_cfg *c)
+{
+	if (out_is_json(o)) {
+		out_obj_begin(o, "policy");
+		print_cfg_json(o, c);
+		out_obj_end(o);
+		print_hw_json(o, hw);
+		return;
+	}
+	if (!print_hw_diff(o, hw, c))
+		out_text(o, " hw matches the policy again");
+}
+
+void print_policy(struct out *o, const struct ft_policy_rec *r, bool all_map)
+{
+	const struct ft_policy_cfg *c = &r->cfg;
+	char buf[32], pfc[32], ecn[32], wd[64], map[512];
+
+	out_obj_begin(o, NULL);
+	out_str(o, PRINT_ANY, "dev", "%s", r->dev);
+	out_u64(o, PRINT_JSON, "dev_index", NULL, r->dev_index);
+	out_u64(o, PRINT_ANY, "port", " port %llu", r->port);
+	if (r->netdev[0]) {
+		out_str(o, PRINT_ANY, "netdev", " netdev %s", r->netdev);
+		out_u64(o, PRINT_JSON, "ifindex", NULL, r->ifindex);
+	}
+	out_str(o, PRINT_ANY, "dcb", " dcb %s", kw_text(ft_kw_dcb, r->dcb, buf, sizeof(buf)));
+	if (out_is_json(o)) {
+		print_cfg_json(o, c);
+		if (r->hw.present)
+			print_hw_json(o, &r->hw);
+	} else {
+		out_text(o, "\n    trust %s pfc %s ecn %s cnp %s cnp-interval %u cnp-dscp %u\n",
+			 kw_text(ft_kw_trust, c->v[CFG(TRUST)], buf, sizeof(buf)),
+			 fmt_prios(pfc, sizeof(pfc), c->v[CFG(PFC)]),
+			 fmt_prios(ecn, sizeof(ecn), c->v[CFG(ECN)]),
+			 c->v[CFG(CNP)] ? "on" : "off", c->v[CFG(CNP_INTERVAL)],
+			 c->v[CFG(CNP_DSCP)]);
+		out_text(o, "    pfc-watchdog %s action %s\n    dscp-map %s\n",
+			 fmt_wd(wd, sizeof(wd), c),
+			 kw_text(wd_action_kw, c->v[CFG(WD_ACTION)], buf, sizeof(buf)),
+			 fmt_map(map, sizeof(map), c->dscp, all_map));
+		if (r->hw.present)
+			print_hw_text(o, &r->hw, c);
+	}
+	out_obj_end(o);
+}
+
+/* One "policy set" line that gives the port this policy. */
+void print_policy_command(struct out *o, const struct ft_policy_rec *r)
+{
+	char dev[OUT_ESC_SIZE(FT_NAME_LEN)], args[1024], line[1200];
+
+	fmt_cfg_args(args, sizeof(args), &r->cfg, false);
+	snprintf(line, sizeof(line), "policy set dev %s port %u%s",
+		 out_esc(dev, sizeof(dev), r->dev), r->port, args);
+	out_obj_begin(o, NULL);
+	out_str(o, PRINT_ANY, "command", "%s\n", line);
+	out_obj_end(o);
+}
+
+static void change(struct out *o, const char *key, const char *a, const char *b)
+{
+	if (strcmp(a, b))
+		out_text(o, " %s %s->%s", key, a, b);
+}
+
+/* "ecn none->3 cnp-interval 50->100": the fields that changed. */
+void print_policy_change(struct out *o, const struct ft_policy_cfg *old,
+			 const struct ft_policy_cfg *new)
+{
+	char a[512], b[512];
+
+	if (out_is_json(o)) {
+		out_obj_begin(o, "old");
+		print_cfg_json(o, old);
+		out_obj_end(o);
+		out_obj_begin(o, "new");
+		print_cfg_json(o, new);
+		out_obj_end(o);
+		return;
+	}
+	change(o, "trust", kw_text(ft_kw_trust, old->v[CFG(TRUST)], a, sizeof(a)),
+	       kw_text(ft_kw_trust, new->v[CFG(TRUST)], b, sizeof(b)));
+	change(o, "dscp-map", fmt_map(a, sizeof(a), old->dscp, false),
+	       fmt_map(b, sizeof(b), new->dscp, false));
+	change(o, "pfc", fmt_prios(a, sizeof(a), old->v[CFG(PFC)]),
+	       fmt_prios(b, sizeof(b), new->v[CFG(PFC)]));
+	change(o, "ecn", fmt_prios(a, sizeof(a), old->v[CFG(ECN)]),
+	       fmt_prios(b, sizeof(b), new->v[CFG(ECN)]));
+	change(o, "cnp", old->v[CFG(CNP)] ? "on" : "off", new->v[CFG(CNP)] ? "on" : "off");
+	snprintf(a, sizeof(a), "%u", old->v[CFG(CNP_INTERVAL)]);
+	snprintf(b, sizeof(b), "%u", new->v[CFG(CNP_INTERVAL)]);
+	change(o, "cnp-interval", a, b);
+	snprintf(a, sizeof(a), "%u", old->v[CFG(CNP_DSCP)]);
+	snprintf(b, sizeof(b), "%u", new->v[CFG(CNP_DSCP)]);
+	change(o, "cnp-dscp", a, b);
+	change(o, "pfc-watchdog", fmt_wd(a, sizeof(a), old), fmt_wd(b, sizeof(b), new));
+}
+
+/* --- events -------------------------------------------------------------- */
 
 static bool kind_has_count(uint32_t kind)
 {

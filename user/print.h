@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Printing of records the commands share: counters, QPs, devices, events. */
+/* Printing of records the commands share: counters, QPs, devices, policies, events. */
 #ifndef _FABTRACE_PRINT_H
 #define _FABTRACE_PRINT_H
 
@@ -31,6 +31,11 @@ void print_dev(struct out *o, const struct ft_dev_rec *r, int stats);
 
 /* Module statistics: JSON object or three text lines. */
 void print_stats(struct out *o, const struct ft_stats_rec *r);
+
+/* A port's policy: JSON object, or its text block (@all_map: every dscp-map entry). */
+void print_policy(struct out *o, const struct ft_policy_rec *r, bool all_map);
+/* One "policy set" line that gives the port this policy (text, or {"command": ...}). */
+void print_policy_command(struct out *o, const struct ft_policy_rec *r);
 
 /* A policy-change's fields: " ecn none->3" in text, "old" and "new" in JSON. */
 void print_policy_change(struct out *o, const struct ft_policy_cfg *old,
