@@ -3,8 +3,10 @@
 
 #include <errno.h>
 #include <linux/genetlink.h>
+#include <stdlib.h>
 
 #include "ft.h"
+#include "rec.h"
 #include "util.h"
 
 struct nl *ft_nl(struct ft *ft)
@@ -29,27 +31,60 @@ int ft_check_dev(struct ft *ft, const char *dev)
 	return nl_do(nl, nlh, NULL, NULL, "dev show");
 }
 
-struct nlmsghdr *ft_ports_req(struct nl *nl, const struct ft_ports *p,
-			      uint8_t cmd, bool dump)
+static int parse_dev(const struct nlmsghdr *nlh, void *rec)
+{
+	return ft_parse_dev(nlh, rec);
+}
+
+static int parse_policy(const struct nlmsghdr *nlh, void *rec)
+{
+	return ft_parse_policy(nlh, rec);
+}
+
+static int parse_pfc(const struct nlmsghdr *nlh, void *rec)
+{
+	return ft_parse_pfc(nlh, rec);
+}
+
+const struct ft_rec_kind ft_dev_recs = {
+	.cmd = FABTRACE_CMD_DEV_GET, .a_dev = FABTRACE_A_DEV_NAME,
+	.parse = parse_dev, .size = sizeof(struct ft_dev_rec),
+};
+
+const struct ft_rec_kind ft_policy_recs = {
+	.cmd = FABTRACE_CMD_POLICY_GET, .a_dev = FABTRACE_A_POLICY_DEV_NAME,
+	.a_port = FABTRACE_A_POLICY_PORT, .parse = parse_policy,
+	.size = sizeof(struct ft_policy_rec),
+};
+
+const struct ft_rec_kind ft_pfc_recs = {
+	.cmd = FABTRACE_CMD_PFC_GET, .a_dev = FABTRACE_A_PFC_DEV_NAME,
+	.a_port = FABTRACE_A_PFC_PORT, .parse = parse_pfc,
+	.size = sizeof(struct ft_pfc_rec),
+};
+
+struct nlmsghdr *ft_recs_req(struct nl *nl, const struct ft_recs *p,
+			     uint8_t cmd, bool dump)
 {
 	struct nlmsghdr *nlh = nl_req(nl, cmd, dump);
 
 	if (p->dev)
-		mnl_attr_put_strz(nlh, p->a_dev, p->dev);
+		mnl_attr_put_strz(nlh, p->kind->a_dev, p->dev);
 	if (p->has_port)
-		mnl_attr_put_u32(nlh, p->a_port, p->port);
+		mnl_attr_put_u32(nlh, p->kind->a_port, p->port);
 	return nlh;
 }
 
-static int ports_cb(const struct nlmsghdr *nlh, void *data)
+static int recs_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
-	struct ft_ports *p = data;
+	struct ft_recs *p = data;
+	const struct ft_rec_kind *k = p->kind;
 
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*g) || g->cmd != p->cmd)
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*g) || g->cmd != k->cmd)
 		return MNL_CB_OK;
-	p->v = xrealloc(p->v, (p->n + 1) * p->size);
-	if (p->parse(nlh, (char *)p->v + p->n * p->size)) {
+	p->v = xrealloc(p->v, (p->n + 1) * k->size);
+	if (k->parse(nlh, (char *)p->v + p->n * k->size)) {
 		errno = EBADMSG;
 		return MNL_CB_ERROR;
 	}
@@ -57,19 +92,25 @@ static int ports_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static void ports_restart(void *data)
+static void recs_restart(void *data)
 {
-	((struct ft_ports *)data)->n = 0;
+	((struct ft_recs *)data)->n = 0;
 }
 
-static struct nlmsghdr *ports_build(struct nl *nl, void *data)
+static struct nlmsghdr *recs_build(struct nl *nl, void *data)
 {
-	const struct ft_ports *p = data;
+	const struct ft_recs *p = data;
 
-	return ft_ports_req(nl, p, p->cmd, true);
+	return ft_recs_req(nl, p, p->kind->cmd, true);
 }
 
-int ft_ports_get(struct ft *ft, struct ft_ports *p, bool dump, const char *what)
+int ft_recs_dump(struct nl *nl, struct ft_recs *p, const char *what)
+{
+	p->n = 0;
+	return nl_dump(nl, recs_build, recs_cb, recs_restart, p, what);
+}
+
+int ft_recs_get(struct ft *ft, struct ft_recs *p, bool dump, const char *what)
 {
 	struct nl *nl = ft_nl(ft);
 	int ret;
@@ -77,8 +118,8 @@ int ft_ports_get(struct ft *ft, struct ft_ports *p, bool dump, const char *what)
 	if (!nl)
 		return -1;
 	if (!dump)
-		return nl_do(nl, ft_ports_req(nl, p, p->cmd, false), ports_cb, p, what);
-	ret = nl_dump(nl, ports_build, ports_cb, ports_restart, p, what);
+		return nl_do(nl, ft_recs_req(nl, p, p->kind->cmd, false), recs_cb, p, what);
+	ret = ft_recs_dump(nl, p, what);
 	if (ret || !p->dev || p->n)
 		return ret;
 	/* the kernel's word on the device; else the port is wrong */
@@ -86,4 +127,24 @@ int ft_ports_get(struct ft *ft, struct ft_ports *p, bool dump, const char *what)
 		return -1;
 	ft_err("%s: device %s has no port %u", what, p->dev, p->port);
 	return -1;
+}
+
+int ft_recs_show(struct ft *ft, struct ft_recs *p, bool dump, const char *what,
+		 void (*print)(struct out *o, const void *rec, bool all))
+{
+	size_t i;
+	int ret;
+
+	ret = ft_recs_get(ft, p, dump, what);
+	if (!ret) {
+		if (ft->json)
+			out_list_begin(ft->out);
+		for (i = 0; i < p->n; i++)
+			print(ft->out, (const char *)p->v + i * p->kind->size, ft->stats);
+		if (ft->json)
+			out_list_end(ft->out);
+	}
+	free(p->v);
+	p->v = NULL;
+	return ret;
 }

@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* fabtrace pfc: the PFC frames RDMA ports received, per priority, and storms. */
 
-#include <errno.h>
-#include <linux/genetlink.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cmd.h"
 #include "ft.h"
@@ -110,18 +106,14 @@ static void print_pfc(struct out *o, const struct ft_pfc_rec *r, bool all)
 	out_obj_end(o);
 }
 
-static int parse_pfc(const struct nlmsghdr *nlh, void *rec)
+static void show_pfc(struct out *o, const void *rec, bool all)
 {
-	return ft_parse_pfc(nlh, rec);
+	print_pfc(o, rec, all);
 }
 
 static int pfc_show(struct ft *ft, int argc, char **argv)
 {
-	struct ft_pfc_rec *v;
-	struct ft_ports q = {
-		.cmd = FABTRACE_CMD_PFC_GET, .a_dev = FABTRACE_A_PFC_DEV_NAME,
-		.a_port = FABTRACE_A_PFC_PORT, .parse = parse_pfc, .size = sizeof(*v),
-	};
+	struct ft_recs q = { .kind = &ft_pfc_recs };
 	const struct arg args[] = {
 		{ .key = "help", .kind = ARG_HELP },
 		ARG_DEV(&q.dev),
@@ -129,7 +121,6 @@ static int pfc_show(struct ft *ft, int argc, char **argv)
 		  .seen = &q.has_port, .why = "not a port number 1..255" },
 		{ .key = NULL }
 	};
-	size_t i;
 	int ret;
 
 	ret = args_parse("pfc show", PFC_HELP, args, argc, argv);
@@ -137,18 +128,7 @@ static int pfc_show(struct ft *ft, int argc, char **argv)
 		return pfc_help(ft, 0, NULL);
 	if (ret)
 		return -1;
-	ret = ft_ports_get(ft, &q, true, "pfc show");
-	v = q.v;
-	if (!ret) {
-		if (ft->json)
-			out_list_begin(ft->out);
-		for (i = 0; i < q.n; i++)
-			print_pfc(ft->out, &v[i], ft->stats);
-		if (ft->json)
-			out_list_end(ft->out);
-	}
-	free(q.v);
-	return ret;
+	return ft_recs_show(ft, &q, true, "pfc show", show_pfc);
 }
 
 static const struct cmd pfc_cmds[] = {

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* fabtrace policy: show and set the PFC/ECN policy of RDMA ports. */
 
-#include <errno.h>
-#include <linux/genetlink.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,22 +235,20 @@ int policy_parse_set(int argc, char **argv, struct policy_req *r)
 
 /* --- commands ------------------------------------------------------------ */
 
-static int parse_policy(const struct nlmsghdr *nlh, void *rec)
+static void show_policy(struct out *o, const void *rec, bool all)
 {
-	return ft_parse_policy(nlh, rec);
+	print_policy(o, rec, all);
 }
 
-/* The policy of @dev's @port (all of dev's, all devices' if not given). */
-#define POLICY_PORTS(d, hp, p) {					\
-	.cmd = FABTRACE_CMD_POLICY_GET, .a_dev = FABTRACE_A_POLICY_DEV_NAME,	\
-	.a_port = FABTRACE_A_POLICY_PORT, .parse = parse_policy,	\
-	.size = sizeof(struct ft_policy_rec), .dev = (d), .has_port = (hp),	\
-	.port = (p) }
+static void show_command(struct out *o, const void *rec, bool all)
+{
+	(void)all;
+	print_policy_command(o, rec);
+}
 
 static int policy_show(struct ft *ft, int argc, char **argv)
 {
-	struct ft_ports q = POLICY_PORTS(NULL, false, 0);
-	const struct ft_policy_rec *v;
+	struct ft_recs q = { .kind = &ft_policy_recs };
 	bool commands = false;
 	const struct arg args[] = {
 		{ .key = "help", .kind = ARG_HELP },
@@ -262,7 +258,6 @@ static int policy_show(struct ft *ft, int argc, char **argv)
 		{ .key = "commands", .kind = ARG_FLAG, .dst = &commands },
 		{ .key = NULL }
 	};
-	size_t i;
 	int ret;
 
 	ret = args_parse("policy show", POLICY_HELP, args, argc, argv);
@@ -271,27 +266,13 @@ static int policy_show(struct ft *ft, int argc, char **argv)
 	if (ret)
 		return -1;
 	/* the kernel filters the dump by what q names */
-	ret = ft_ports_get(ft, &q, true, "policy show");
-	v = q.v;
-	if (!ret) {
-		if (ft->json)
-			out_list_begin(ft->out);
-		for (i = 0; i < q.n; i++) {
-			if (commands)
-				print_policy_command(ft->out, &v[i]);
-			else
-				print_policy(ft->out, &v[i], ft->stats);
-		}
-		if (ft->json)
-			out_list_end(ft->out);
-	}
-	free(q.v);
-	return ret;
+	return ft_recs_show(ft, &q, true, "policy show",
+			    commands ? show_command : show_policy);
 }
 
 static int policy_set(struct ft *ft, int argc, char **argv)
 {
-	struct ft_ports cur;
+	struct ft_recs cur;
 	const struct ft_policy_rec *v;
 	struct policy_req r;
 	struct nlmsghdr *nlh;
@@ -308,10 +289,11 @@ static int policy_set(struct ft *ft, int argc, char **argv)
 	nl = ft_nl(ft);
 	if (!nl)
 		return -1;
-	cur = (struct ft_ports)POLICY_PORTS(r.dev, r.has_port, r.port);
+	cur = (struct ft_recs){ .kind = &ft_policy_recs, .dev = r.dev,
+				.has_port = r.has_port, .port = r.port };
 	/* map entries without "default" change the map the port has */
 	if ((r.cfg.have & (1u << CFG(DSCP_MAP))) && !r.map_default) {
-		ret = ft_ports_get(ft, &cur, false, "policy set");
+		ret = ft_recs_get(ft, &cur, false, "policy set");
 		v = cur.v;
 		if (!ret && (cur.n != 1 || !(v[0].cfg.have & (1u << CFG(DSCP_MAP))))) {
 			ft_err("policy set: the kernel sent no dscp-map");
@@ -324,7 +306,7 @@ static int policy_set(struct ft *ft, int argc, char **argv)
 		if (ret)
 			return -1;
 	}
-	nlh = ft_ports_req(nl, &cur, FABTRACE_CMD_POLICY_SET, false);
+	nlh = ft_recs_req(nl, &cur, FABTRACE_CMD_POLICY_SET, false);
 	nest = mnl_attr_nest_start(nlh, FABTRACE_A_POLICY_CONFIG);
 	for (i = 1; i <= FABTRACE_A_POLICY_CFG_MAX; i++) {
 		if (!(r.cfg.have & (1u << i)))
