@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Printing of records the commands share: counters, QPs, devices, policies, events. */
+/* Printing of records the commands share: counters, QPs, devices, ports, events. */
 
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -334,6 +334,19 @@ void print_stats(struct out *o, const struct ft_stats_rec *r)
 
 /* --- policies ------------------------------------------------------------ */
 
+/* The port a policy or PFC record is of: "rxe0 port 1 netdev eth0". */
+static void print_port_of(struct out *o, const char *dev, uint32_t dev_index,
+			  uint32_t port, const char *netdev, uint32_t ifindex)
+{
+	out_str(o, PRINT_ANY, "dev", "%s", dev);
+	out_u64(o, PRINT_JSON, "dev_index", NULL, dev_index);
+	out_u64(o, PRINT_ANY, "port", " port %llu", port);
+	if (netdev[0]) {
+		out_str(o, PRINT_ANY, "netdev", " netdev %s", netdev);
+		out_u64(o, PRINT_JSON, "ifindex", NULL, ifindex);
+	}
+}
+
 #define CFG(a)		FABTRACE_A_POLICY_CFG_##a
 
 static const struct kw wd_action_kw[] = {
@@ -567,13 +580,7 @@ void print_policy(struct out *o, const struct ft_policy_rec *r, bool all_map)
 	char buf[32], pfc[32], ecn[32], wd[64], map[512];
 
 	out_obj_begin(o, NULL);
-	out_str(o, PRINT_ANY, "dev", "%s", r->dev);
-	out_u64(o, PRINT_JSON, "dev_index", NULL, r->dev_index);
-	out_u64(o, PRINT_ANY, "port", " port %llu", r->port);
-	if (r->netdev[0]) {
-		out_str(o, PRINT_ANY, "netdev", " netdev %s", r->netdev);
-		out_u64(o, PRINT_JSON, "ifindex", NULL, r->ifindex);
-	}
+	print_port_of(o, r->dev, r->dev_index, r->port, r->netdev, r->ifindex);
 	out_str(o, PRINT_ANY, "dcb", " dcb %s", kw_text(ft_kw_dcb, r->dcb, buf, sizeof(buf)));
 	if (out_is_json(o)) {
 		print_cfg_json(o, c);
@@ -646,6 +653,69 @@ void print_policy_change(struct out *o, const struct ft_policy_cfg *old,
 	snprintf(b, sizeof(b), "%u", new->v[CFG(CNP_DSCP)]);
 	change(o, "cnp-dscp", a, b);
 	change(o, "pfc-watchdog", fmt_wd(a, sizeof(a), old), fmt_wd(b, sizeof(b), new));
+}
+
+/* --- PFC counters -------------------------------------------------------- */
+
+#define PV(p, a)	((p)->v[FABTRACE_A_PFC_PRIO_##a])
+
+static const struct kw pfc_state_kw[] = {
+	{ "idle", FABTRACE_PFC_STATE_IDLE },
+	{ "paused", FABTRACE_PFC_STATE_PAUSED },
+	{ "storm", FABTRACE_PFC_STATE_STORM },
+	{ NULL, 0 }
+};
+
+static void print_prio(struct out *o, const struct ft_pfc_prio_rec *p)
+{
+	char buf[32];
+
+	out_obj_begin(o, NULL);
+	out_u64(o, PRINT_ANY, "prio", "    prio %llu", PV(p, PRIO));
+	out_count(o, PRINT_ANY, "frames", " frames %s", PV(p, FRAMES));
+	out_count(o, PRINT_ANY, "xoff", " xoff %s", PV(p, XOFF));
+	out_count(o, PRINT_ANY, "xon", " xon %s", PV(p, XON));
+	out_u64(o, PRINT_JSON, "quanta", NULL, PV(p, QUANTA));
+	out_u64(o, PRINT_JSON, "paused_ns", NULL, PV(p, PAUSED_NS));
+	if (out_numeric(o))
+		out_text(o, " paused %lluns", (unsigned long long)PV(p, PAUSED_NS));
+	else
+		out_text(o, " paused %s", fmt_duration(buf, sizeof(buf), PV(p, PAUSED_NS)));
+	out_count(o, PRINT_ANY, "unexpected", " unexpected %s", PV(p, UNEXPECTED));
+	out_count(o, PRINT_ANY, "storms", " storms %s", PV(p, STORMS));
+	out_str(o, PRINT_ANY, "state", " state %s",
+		kw_text(pfc_state_kw, PV(p, STATE), buf, sizeof(buf)));
+	out_u64(o, PRINT_ANY, "qps", " qps %llu\n", PV(p, QPS));
+	out_obj_end(o);
+}
+
+void print_pfc(struct out *o, const struct ft_pfc_rec *r, bool all)
+{
+	unsigned int i;
+
+	out_obj_begin(o, NULL);
+	print_port_of(o, r->dev, r->dev_index, r->port, r->netdev, r->ifindex);
+	out_u64(o, PRINT_JSON, "speed", NULL, r->speed);
+	if (r->speed)
+		out_text(o, " speed %uMb/s", r->speed);
+	else
+		out_text(o, " speed unknown");
+	out_count(o, PRINT_ANY, "malformed", " malformed %s", r->malformed);
+	out_count(o, PRINT_ANY, "pause", " pause %s\n", r->pause);
+	out_arr_begin(o, "prio");
+	for (i = 0; i < 8; i++) {
+		const struct ft_pfc_prio_rec *p = &r->prio[i];
+
+		if (!(r->have_prio & (1u << i)))
+			continue;
+		/* in text, the quiet ones only with -s */
+		if (!out_is_json(o) && !all && !PV(p, FRAMES) && !PV(p, QPS) &&
+		    PV(p, STATE) == FABTRACE_PFC_STATE_IDLE)
+			continue;
+		print_prio(o, p);
+	}
+	out_arr_end(o);
+	out_obj_end(o);
 }
 
 /* --- events -------------------------------------------------------------- */

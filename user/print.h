@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Printing of records the commands share: counters, QPs, devices, policies, events. */
+/* Printing of records the commands share: counters, QPs, devices, ports, events. */
 #ifndef _FABTRACE_PRINT_H
 #define _FABTRACE_PRINT_H
 
@@ -45,6 +45,9 @@ void print_policy_change(struct out *o, const struct ft_policy_cfg *old,
 struct ft_policy_hw;
 void print_policy_drift(struct out *o, const struct ft_policy_hw *hw,
 			const struct ft_policy_cfg *c);
+
+/* A port's PFC counters (@all: every priority, not only the busy ones, in text). */
+void print_pfc(struct out *o, const struct ft_pfc_rec *r, bool all);
 
 /* One event: a JSON line or one text line. */
 void print_event(struct out *o, const struct ft_event_rec *e);
