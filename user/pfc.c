@@ -47,8 +47,7 @@ static int pfc_show(struct ft *ft, int argc, char **argv)
 	const struct arg args[] = {
 		{ .key = "help", .kind = ARG_HELP },
 		ARG_DEV(&q.dev),
-		{ .key = "port", .kind = ARG_U32, .min = 1, .max = 255, .dst = &q.port,
-		  .seen = &q.has_port, .why = "not a port number 1..255" },
+		ARG_PORT(&q.port, &q.has_port),
 		{ .key = NULL }
 	};
 	int ret;

@@ -191,8 +191,7 @@ int policy_parse_set(int argc, char **argv, struct policy_req *r)
 	const struct arg args[] = {
 		{ .key = "help", .kind = ARG_HELP },
 		ARG_DEV(&r->dev),
-		{ .key = "port", .kind = ARG_U32, .min = 1, .max = 255, .dst = &r->port,
-		  .seen = &r->has_port, .why = "not a port number 1..255" },
+		ARG_PORT(&r->port, &r->has_port),
 		{ .key = "trust", .kind = ARG_KW, .kw = ft_kw_trust, .dst = &c->v[CFG(TRUST)],
 		  .seen = &seen[CFG(TRUST)] },
 		{ .key = "dscp-map", .kind = ARG_FN, .fn = dscp_map_arg, .dst = r,
@@ -253,8 +252,7 @@ static int policy_show(struct ft *ft, int argc, char **argv)
 	const struct arg args[] = {
 		{ .key = "help", .kind = ARG_HELP },
 		ARG_DEV(&q.dev),
-		{ .key = "port", .kind = ARG_U32, .min = 1, .max = 255, .dst = &q.port,
-		  .seen = &q.has_port, .why = "not a port number 1..255" },
+		ARG_PORT(&q.port, &q.has_port),
 		{ .key = "commands", .kind = ARG_FLAG, .dst = &commands },
 		{ .key = NULL }
 	};
