@@ -29,30 +29,33 @@ static void print_u64_kv(struct out *o, const char *key, uint64_t v)
 	out_u64(o, PRINT_ANY, key, "%llu", v);
 }
 
-void print_traffic(struct out *o, const char *key, const char *indent,
-		   const struct ft_traffic *t)
+/* "<indent>key: k1 v1 k2 v2 ..." or {"key": {...}}: counters @first to @last. */
+static void print_nest(struct out *o, const char *key, const char *indent,
+		       const char *const *keys, unsigned int first, unsigned int last,
+		       const uint64_t *v)
 {
 	unsigned int i;
 
 	out_obj_begin(o, key);
 	out_text(o, "%s%s:", indent, key);
-	for (i = FABTRACE_A_TRAFFIC_PACKETS; i <= FABTRACE_A_TRAFFIC_OTHER; i++)
-		print_u64_kv(o, ft_traffic_keys[i], t->v[i]);
+	for (i = first; i <= last; i++)
+		print_u64_kv(o, keys[i], v[i]);
 	out_text(o, "\n");
 	out_obj_end(o);
+}
+
+void print_traffic(struct out *o, const char *key, const char *indent,
+		   const struct ft_traffic *t)
+{
+	print_nest(o, key, indent, ft_traffic_keys, FABTRACE_A_TRAFFIC_PACKETS,
+		   FABTRACE_A_TRAFFIC_OTHER, t->v);
 }
 
 static void print_naks(struct out *o, const char *key, const char *indent,
 		       const struct ft_naks *n)
 {
-	unsigned int i;
-
-	out_obj_begin(o, key);
-	out_text(o, "%s%s:", indent, key);
-	for (i = FABTRACE_A_NAK_PSN_SEQ; i <= FABTRACE_A_NAK_OTHER; i++)
-		print_u64_kv(o, ft_nak_keys[i], n->v[i]);
-	out_text(o, "\n");
-	out_obj_end(o);
+	print_nest(o, key, indent, ft_nak_keys, FABTRACE_A_NAK_PSN_SEQ,
+		   FABTRACE_A_NAK_OTHER, n->v);
 }
 
 void print_cong(struct out *o, const char *indent, const struct ft_cong *c)
