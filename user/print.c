@@ -174,8 +174,6 @@ void print_qp_row(struct out *o, const struct ft_qp_rec *r)
 	char rxp[FT_FMT_LEN], rxb[FT_FMT_LEN], ce[FT_FMT_LEN];
 	char cnp[FT_FMT_LEN], nak[FT_FMT_LEN], retx[FT_FMT_LEN];
 	bool kernel = r->flags & FABTRACE_QP_FLAGS_KERNEL;
-	bool human = !out_numeric(o);
-
 	const char *type, *state;
 
 	snprintf(qpn, sizeof(qpn), "%u", r->qpn);
@@ -194,31 +192,14 @@ void print_qp_row(struct out *o, const struct ft_qp_rec *r)
 		 out_esc(name, sizeof(name), r->comm));
 	fmt_peer(peer, sizeof(peer), (r->have & FT_QP_HAVE_PEER) ? r->peer : NULL,
 		 r->have & FT_QP_HAVE_RQPN, r->remote_qpn);
-	if (human) {
-		fmt_count(txp, sizeof(txp), r->tx.v[FABTRACE_A_TRAFFIC_PACKETS]);
-		fmt_bytes(txb, sizeof(txb), r->tx.v[FABTRACE_A_TRAFFIC_BYTES]);
-		fmt_count(rxp, sizeof(rxp), r->rx.v[FABTRACE_A_TRAFFIC_PACKETS]);
-		fmt_bytes(rxb, sizeof(rxb), r->rx.v[FABTRACE_A_TRAFFIC_BYTES]);
-		fmt_count(ce, sizeof(ce), r->cong.v[FABTRACE_A_CONG_RX_CE]);
-		fmt_count(cnp, sizeof(cnp), ft_qp_cnp(r));
-		fmt_count(nak, sizeof(nak), ft_qp_nak(r));
-		fmt_count(retx, sizeof(retx), r->cong.v[FABTRACE_A_CONG_RETRANSMITS]);
-	} else {
-		snprintf(txp, sizeof(txp), "%llu",
-			 (unsigned long long)r->tx.v[FABTRACE_A_TRAFFIC_PACKETS]);
-		snprintf(txb, sizeof(txb), "%llu",
-			 (unsigned long long)r->tx.v[FABTRACE_A_TRAFFIC_BYTES]);
-		snprintf(rxp, sizeof(rxp), "%llu",
-			 (unsigned long long)r->rx.v[FABTRACE_A_TRAFFIC_PACKETS]);
-		snprintf(rxb, sizeof(rxb), "%llu",
-			 (unsigned long long)r->rx.v[FABTRACE_A_TRAFFIC_BYTES]);
-		snprintf(ce, sizeof(ce), "%llu",
-			 (unsigned long long)r->cong.v[FABTRACE_A_CONG_RX_CE]);
-		snprintf(cnp, sizeof(cnp), "%llu", (unsigned long long)ft_qp_cnp(r));
-		snprintf(nak, sizeof(nak), "%llu", (unsigned long long)ft_qp_nak(r));
-		snprintf(retx, sizeof(retx), "%llu",
-			 (unsigned long long)r->cong.v[FABTRACE_A_CONG_RETRANSMITS]);
-	}
+	out_fmt_count(o, txp, sizeof(txp), r->tx.v[FABTRACE_A_TRAFFIC_PACKETS]);
+	out_fmt_bytes(o, txb, sizeof(txb), r->tx.v[FABTRACE_A_TRAFFIC_BYTES]);
+	out_fmt_count(o, rxp, sizeof(rxp), r->rx.v[FABTRACE_A_TRAFFIC_PACKETS]);
+	out_fmt_bytes(o, rxb, sizeof(rxb), r->rx.v[FABTRACE_A_TRAFFIC_BYTES]);
+	out_fmt_count(o, ce, sizeof(ce), r->cong.v[FABTRACE_A_CONG_RX_CE]);
+	out_fmt_count(o, cnp, sizeof(cnp), ft_qp_cnp(r));
+	out_fmt_count(o, nak, sizeof(nak), ft_qp_nak(r));
+	out_fmt_count(o, retx, sizeof(retx), r->cong.v[FABTRACE_A_CONG_RETRANSMITS]);
 	out_text(o, QP_ROW_FMT, dev, qpn, type, state, pid, comm, peer,
 		 txp, txb, rxp, rxb, ce, cnp, nak, retx);
 }
