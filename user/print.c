@@ -157,6 +157,24 @@ void print_qp_full(struct out *o, const struct ft_qp_rec *r)
 	out_obj_end(o);
 }
 
+void fmt_qp_cells(struct qp_cells *c, const struct ft_qp_rec *r)
+{
+	char name[OUT_ESC_SIZE(FT_COMM_LEN)];
+	bool kernel = r->flags & FABTRACE_QP_FLAGS_KERNEL;
+
+	snprintf(c->qpn, sizeof(c->qpn), "%u", r->qpn);
+	if (kernel)
+		snprintf(c->pid, sizeof(c->pid), "-");
+	else
+		snprintf(c->pid, sizeof(c->pid), "%u", r->pid);
+	/* a row is formatted here, not by out_str(): escape what it would */
+	out_esc(c->dev, sizeof(c->dev), r->dev);
+	snprintf(c->comm, sizeof(c->comm), kernel ? "[%s]" : "%s",
+		 out_esc(name, sizeof(name), r->comm));
+	fmt_peer(c->peer, sizeof(c->peer), (r->have & FT_QP_HAVE_PEER) ? r->peer : NULL,
+		 r->have & FT_QP_HAVE_RQPN, r->remote_qpn);
+}
+
 #define QP_ROW_FMT "%-8s %8s %-5s %-9s %7s %-15s %-21s %8s %9s %8s %9s %6s %6s %6s %6s\n"
 
 void print_qp_header(struct out *o)
@@ -168,30 +186,18 @@ void print_qp_header(struct out *o)
 
 void print_qp_row(struct out *o, const struct ft_qp_rec *r)
 {
-	char qpn[16], tbuf[16], sbuf[16], pid[16], dev[OUT_ESC_SIZE(FT_NAME_LEN)];
-	char name[OUT_ESC_SIZE(FT_COMM_LEN)], comm[OUT_ESC_SIZE(FT_COMM_LEN) + 2];
-	char peer[FT_FMT_LEN], txp[FT_FMT_LEN], txb[FT_FMT_LEN];
+	char tbuf[16], sbuf[16], txp[FT_FMT_LEN], txb[FT_FMT_LEN];
 	char rxp[FT_FMT_LEN], rxb[FT_FMT_LEN], ce[FT_FMT_LEN];
 	char cnp[FT_FMT_LEN], nak[FT_FMT_LEN], retx[FT_FMT_LEN];
-	bool kernel = r->flags & FABTRACE_QP_FLAGS_KERNEL;
 	const char *type, *state;
+	struct qp_cells c = { 0 };
 
-	snprintf(qpn, sizeof(qpn), "%u", r->qpn);
+	fmt_qp_cells(&c, r);
 	type = kw_text(ft_kw_qp_type, r->type, tbuf, sizeof(tbuf));
 	if (r->flags & FABTRACE_QP_FLAGS_DESTROYED)
 		state = "destroyed";
 	else
 		state = kw_text(ft_kw_qp_state, r->state, sbuf, sizeof(sbuf));
-	if (kernel)
-		snprintf(pid, sizeof(pid), "-");
-	else
-		snprintf(pid, sizeof(pid), "%u", r->pid);
-	/* the row is formatted here, not by out_str(): escape what it would */
-	out_esc(dev, sizeof(dev), r->dev);
-	snprintf(comm, sizeof(comm), kernel ? "[%s]" : "%s",
-		 out_esc(name, sizeof(name), r->comm));
-	fmt_peer(peer, sizeof(peer), (r->have & FT_QP_HAVE_PEER) ? r->peer : NULL,
-		 r->have & FT_QP_HAVE_RQPN, r->remote_qpn);
 	out_fmt_count(o, txp, sizeof(txp), r->tx.v[FABTRACE_A_TRAFFIC_PACKETS]);
 	out_fmt_bytes(o, txb, sizeof(txb), r->tx.v[FABTRACE_A_TRAFFIC_BYTES]);
 	out_fmt_count(o, rxp, sizeof(rxp), r->rx.v[FABTRACE_A_TRAFFIC_PACKETS]);
@@ -200,7 +206,7 @@ void print_qp_row(struct out *o, const struct ft_qp_rec *r)
 	out_fmt_count(o, cnp, sizeof(cnp), ft_qp_cnp(r));
 	out_fmt_count(o, nak, sizeof(nak), ft_qp_nak(r));
 	out_fmt_count(o, retx, sizeof(retx), r->cong.v[FABTRACE_A_CONG_RETRANSMITS]);
-	out_text(o, QP_ROW_FMT, dev, qpn, type, state, pid, comm, peer,
+	out_text(o, QP_ROW_FMT, c.dev, c.qpn, type, state, c.pid, c.comm, c.peer,
 		 txp, txb, rxp, rxb, ce, cnp, nak, retx);
 }
 

@@ -6,9 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "out.h"
 #include "rec.h"
+#include "units.h"
 
-struct out;
 struct kw;
 
 /* The name of @val in @table, or its decimal value (a newer kernel's). */
@@ -22,6 +23,18 @@ void print_cong(struct out *o, const char *indent, const struct ft_cong *c);
 
 /* Every field of a QP: a JSON object, or the multi-line text block of -s. */
 void print_qp_full(struct out *o, const struct ft_qp_rec *r);
+/*
+ * The text cells of a QP that a table row shows (qp show, top): pid "-"
+ * and comm "[name]" for a kernel consumer, the kernel's strings escaped
+ * as out_str() would, the peer as fmt_peer() writes it.
+ */
+struct qp_cells {
+	char qpn[16], pid[16];
+	char dev[OUT_ESC_SIZE(FT_NAME_LEN)];
+	char comm[OUT_ESC_SIZE(FT_COMM_LEN) + 2];
+	char peer[FT_FMT_LEN];
+};
+void fmt_qp_cells(struct qp_cells *c, const struct ft_qp_rec *r);
 /* The table header and one table row (text only). */
 void print_qp_header(struct out *o);
 void print_qp_row(struct out *o, const struct ft_qp_rec *r);
