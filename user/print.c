@@ -51,6 +51,18 @@ void print_traffic(struct out *o, const char *key, const char *indent,
 		   FABTRACE_A_TRAFFIC_OTHER, t->v);
 }
 
+/* Text only: "<lead>tx packets 1.2K bytes 3.4MiB<sep>rx packets ... bytes ...". */
+static void print_packets_bytes(struct out *o, const char *lead, const char *sep,
+				const struct ft_traffic *tx, const struct ft_traffic *rx)
+{
+	out_text(o, "%stx", lead);
+	out_count(o, PRINT_FP, NULL, " packets %s", tx->v[FABTRACE_A_TRAFFIC_PACKETS]);
+	out_bytes(o, PRINT_FP, NULL, " bytes %s", tx->v[FABTRACE_A_TRAFFIC_BYTES]);
+	out_text(o, "%srx", sep);
+	out_count(o, PRINT_FP, NULL, " packets %s", rx->v[FABTRACE_A_TRAFFIC_PACKETS]);
+	out_bytes(o, PRINT_FP, NULL, " bytes %s", rx->v[FABTRACE_A_TRAFFIC_BYTES]);
+}
+
 static void print_naks(struct out *o, const char *key, const char *indent,
 		       const struct ft_naks *n)
 {
@@ -268,14 +280,8 @@ void print_dev(struct out *o, const struct ft_dev_rec *r, int stats)
 		out_bool(o, PRINT_FP, NULL, " hooked %s", r->hooked);
 		out_text(o, "\n");
 	} else {
-		out_count(o, PRINT_FP, NULL, "    tx packets %s",
-			  r->tx.v[FABTRACE_A_TRAFFIC_PACKETS]);
-		out_bytes(o, PRINT_FP, NULL, " bytes %s",
-			  r->tx.v[FABTRACE_A_TRAFFIC_BYTES]);
-		out_count(o, PRINT_FP, NULL, "  rx packets %s",
-			  r->rx.v[FABTRACE_A_TRAFFIC_PACKETS]);
-		out_bytes(o, PRINT_FP, NULL, " bytes %s\n",
-			  r->rx.v[FABTRACE_A_TRAFFIC_BYTES]);
+		print_packets_bytes(o, "    ", "  ", &r->tx, &r->rx);
+		out_text(o, "\n");
 	}
 	out_obj_end(o);
 }
@@ -814,14 +820,7 @@ void print_event(struct out *o, const struct ft_event_rec *e)
 		fprintf(fp, " suppressed %llu", (unsigned long long)e->suppressed);
 	if (e->kind == FABTRACE_EVENT_KIND_QP_DESTROY &&
 	    (e->have & (FT_EV_HAVE_TX | FT_EV_HAVE_RX))) {
-		out_count(o, PRINT_FP, NULL, " tx packets %s",
-			  e->tx.v[FABTRACE_A_TRAFFIC_PACKETS]);
-		out_bytes(o, PRINT_FP, NULL, " bytes %s",
-			  e->tx.v[FABTRACE_A_TRAFFIC_BYTES]);
-		out_count(o, PRINT_FP, NULL, " rx packets %s",
-			  e->rx.v[FABTRACE_A_TRAFFIC_PACKETS]);
-		out_bytes(o, PRINT_FP, NULL, " bytes %s",
-			  e->rx.v[FABTRACE_A_TRAFFIC_BYTES]);
+		print_packets_bytes(o, " ", " ", &e->tx, &e->rx);
 	}
 	fputc('\n', fp);
 	fflush(fp);
