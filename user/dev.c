@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* fabtrace dev: the RDMA devices fabtrace tracks, their ports and totals. */
 
-#include <errno.h>
-#include <linux/genetlink.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -39,154 +36,28 @@ static int dev_help(struct ft *ft, int argc, char **argv)
 	return 0;
 }
 
-/*
- * Devices are few: they are collected and printed once the answer is
- * complete, so a dump that has to be run again prints nothing twice.
- */
-struct dev_list {
-	struct ft_dev_rec *v;
-	size_t n;
-};
-
-static int dev_cb(const struct nlmsghdr *nlh, void *data)
+static void show_dev(struct out *o, const void *rec, bool all)
 {
-	const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
-	struct dev_list *l = data;
-
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*g) ||
-	    g->cmd != FABTRACE_CMD_DEV_GET)
-		return MNL_CB_OK;
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	if (ft_parse_dev(nlh, &l->v[l->n])) {
-		errno = EBADMSG;
-		return MNL_CB_ERROR;
-	}
-	l->n++;
-	return MNL_CB_OK;
-}
-
-static void dev_restart(void *data)
-{
-	((struct dev_list *)data)->n = 0;
-}
-
-static struct nlmsghdr *dev_build(struct nl *nl, void *data)
-{
-	(void)data;
-	return nl_req(nl, FABTRACE_CMD_DEV_GET, true);
+	print_dev(o, rec, all);
 }
 
 static int dev_show(struct ft *ft, int argc, char **argv)
 {
-	struct dev_list l = { NULL, 0 };
-	const char *name = NULL;
-	struct nlmsghdr *nlh;
-	struct nl *nl;
-	size_t i;
-	int ret;
+	struct ft_recs q = { .kind = &ft_dev_recs };
 
 	if (argc > 0) {
 		if (!strcmp(argv[0], "help"))
 			return dev_help(ft, 0, NULL);
-		name = argv[0];
+		q.dev = argv[0];
 		if (argc > 1)
 			return arg_unknown("dev show", argv[1], DEV_HELP);
-		if (!*name || strlen(name) >= FT_NAME_LEN) {
-			ft_err("dev show: invalid device name \"%s\"", name);
+		if (!*q.dev || strlen(q.dev) >= FT_NAME_LEN) {
+			ft_err("dev show: invalid device name \"%s\"", q.dev);
 			return -1;
 		}
 	}
-	nl = ft_nl(ft);
-	if (!nl)
-		return -1;
-	if (name) {
-		nlh = nl_req(nl, FABTRACE_CMD_DEV_GET, false);
-		mnl_attr_put_strz(nlh, FABTRACE_A_DEV_NAME, name);
-		ret = nl_do(nl, nlh, dev_cb, &l, "dev show");
-	} else {
-		ret = nl_dump(nl, dev_build, dev_cb, dev_restart, &l, "dev show");
-	}
-	if (!ret) {
-		if (ft->json)
-			out_list_begin(ft->out);
-		for (i = 0; i < l.n; i++)
-			print_dev(ft->out, &l.v[i], ft->stats);
-		if (ft->json)
-			out_list_end(ft->out);
-	}
-	free(l.v);
-	return ret;
-}
-
-int ft_check_dev(struct ft *ft, const char *dev)
-{
-	struct nl *nl = ft_nl(ft);
-	struct nlmsghdr *nlh;
-
-	if (!nl)
-		return -1;
-	nlh = nl_req(nl, FABTRACE_CMD_DEV_GET, false);
-	mnl_attr_put_strz(nlh, FABTRACE_A_DEV_NAME, dev);
-	return nl_do(nl, nlh, NULL, NULL, "dev show");
-}
-
-struct nlmsghdr *ft_ports_req(struct nl *nl, const struct ft_ports *p,
-			      uint8_t cmd, bool dump)
-{
-	struct nlmsghdr *nlh = nl_req(nl, cmd, dump);
-
-	if (p->dev)
-		mnl_attr_put_strz(nlh, p->a_dev, p->dev);
-	if (p->has_port)
-		mnl_attr_put_u32(nlh, p->a_port, p->port);
-	return nlh;
-}
-
-static int ports_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
-	struct ft_ports *p = data;
-
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*g) || g->cmd != p->cmd)
-		return MNL_CB_OK;
-	p->v = xrealloc(p->v, (p->n + 1) * p->size);
-	if (p->parse(nlh, (char *)p->v + p->n * p->size)) {
-		errno = EBADMSG;
-		return MNL_CB_ERROR;
-	}
-	p->n++;
-	return MNL_CB_OK;
-}
-
-static void ports_restart(void *data)
-{
-	((struct ft_ports *)data)->n = 0;
-}
-
-static struct nlmsghdr *ports_build(struct nl *nl, void *data)
-{
-	const struct ft_ports *p = data;
-
-	return ft_ports_req(nl, p, p->cmd, true);
-}
-
-int ft_ports_get(struct ft *ft, struct ft_ports *p, bool dump, const char *what)
-{
-	struct nl *nl = ft_nl(ft);
-	int ret;
-
-	if (!nl)
-		return -1;
-	if (!dump)
-		return nl_do(nl, ft_ports_req(nl, p, p->cmd, false), ports_cb, p, what);
-	ret = nl_dump(nl, ports_build, ports_cb, ports_restart, p, what);
-	if (ret || !p->dev || p->n)
-		return ret;
-	/* the kernel's word on the device; else the port is wrong */
-	if (ft_check_dev(ft, p->dev))
-		return -1;
-	ft_err("%s: device %s has no port %u", what, p->dev, p->port);
-	return -1;
+	/* a name asks for one device: dev-get's dump has no filter */
+	return ft_recs_show(ft, &q, !q.dev, "dev show", show_dev);
 }
 
 static const struct cmd dev_cmds[] = {

@@ -217,75 +217,13 @@ static bool is_cmd(const struct nlmsghdr *nlh, uint8_t cmd)
 	return mnl_nlmsg_get_payload_len(nlh) >= sizeof(*g) && g->cmd == cmd;
 }
 
-/* Records of a dump, collected. */
-struct coll {
-	uint8_t cmd;
-	size_t size;
-	int (*parse)(const struct nlmsghdr *nlh, void *rec);
-	const char *dev;		/* request filter; 0: none */
-	uint16_t dev_attr;
-	void *v;
-	size_t n;
-};
-
-static int parse_dev(const struct nlmsghdr *nlh, void *r)
-{
-	return ft_parse_dev(nlh, r);
-}
-
-static int parse_policy(const struct nlmsghdr *nlh, void *r)
-{
-	return ft_parse_policy(nlh, r);
-}
-
-static int parse_pfc(const struct nlmsghdr *nlh, void *r)
-{
-	return ft_parse_pfc(nlh, r);
-}
-
-static int coll_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct coll *c = data;
-
-	if (!is_cmd(nlh, c->cmd))
-		return MNL_CB_OK;
-	c->v = xrealloc(c->v, (c->n + 1) * c->size);
-	if (c->parse(nlh, (char *)c->v + c->n * c->size)) {
-		errno = EBADMSG;
-		return MNL_CB_ERROR;
-	}
-	c->n++;
-	return MNL_CB_OK;
-}
-
-static void coll_restart(void *data)
-{
-	((struct coll *)data)->n = 0;
-}
-
-static struct nlmsghdr *coll_build(struct nl *nl, void *data)
-{
-	const struct coll *c = data;
-	struct nlmsghdr *nlh = nl_req(nl, c->cmd, true);
-
-	if (c->dev && c->dev_attr)
-		mnl_attr_put_strz(nlh, c->dev_attr, c->dev);
-	return nlh;
-}
-
-static int coll_dump(struct nl *nl, struct coll *c)
-{
-	c->n = 0;
-	return nl_dump(nl, coll_build, coll_cb, coll_restart, c, EXPORT_CTX);
-}
-
 /* Devices: all of them, or the one asked for (dev-get has no dump filter). */
-static int read_devs(struct nl *nl, struct coll *c, const char *dev)
+static int read_devs(struct nl *nl, struct ft_recs *c, const char *dev)
 {
 	struct ft_dev_rec *v;
 	size_t i, n = 0;
 
-	if (coll_dump(nl, c))
+	if (ft_recs_dump(nl, c, EXPORT_CTX))
 		return -1;
 	v = c->v;
 	for (i = 0; i < c->n; i++)
@@ -353,7 +291,7 @@ static int stats_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 /* The same devices, with the same traffic totals. */
-static bool same_totals(const struct coll *a, const struct coll *b)
+static bool same_totals(const struct ft_recs *a, const struct ft_recs *b)
 {
 	const struct ft_dev_rec *x = a->v, *y = b->v;
 	uint64_t cx[AGG_NTRAFFIC], cy[AGG_NTRAFFIC];
@@ -395,14 +333,8 @@ static void print_summary(struct ft *ft, const struct export_req *q, const struc
 
 static int export_run(struct ft *ft, int argc, char **argv)
 {
-	struct coll before = { .cmd = FABTRACE_CMD_DEV_GET, .size = sizeof(struct ft_dev_rec),
-			       .parse = parse_dev };
-	struct coll after = before;
-	struct coll pols = { .cmd = FABTRACE_CMD_POLICY_GET,
-			     .size = sizeof(struct ft_policy_rec), .parse = parse_policy,
-			     .dev_attr = FABTRACE_A_POLICY_DEV_NAME };
-	struct coll pfcs = { .cmd = FABTRACE_CMD_PFC_GET, .size = sizeof(struct ft_pfc_rec),
-			     .parse = parse_pfc, .dev_attr = FABTRACE_A_PFC_DEV_NAME };
+	struct ft_recs before = { .kind = &ft_dev_recs }, after = before;
+	struct ft_recs pols = { .kind = &ft_policy_recs }, pfcs = { .kind = &ft_pfc_recs };
 	struct state st = { .lock = -1 };
 	struct ft_stats_rec stats;
 	struct expo_in in = { 0 };
@@ -471,9 +403,11 @@ static int export_run(struct ft *ft, int argc, char **argv)
 			break;
 	}
 	pols.dev = pfcs.dev = q.dev;
-	if (nl_supports(nl, FABTRACE_CMD_POLICY_GET, GENL_CMD_CAP_DUMP) && coll_dump(nl, &pols))
+	if (nl_supports(nl, FABTRACE_CMD_POLICY_GET, GENL_CMD_CAP_DUMP) &&
+	    ft_recs_dump(nl, &pols, EXPORT_CTX))
 		goto out;
-	if (nl_supports(nl, FABTRACE_CMD_PFC_GET, GENL_CMD_CAP_DUMP) && coll_dump(nl, &pfcs))
+	if (nl_supports(nl, FABTRACE_CMD_PFC_GET, GENL_CMD_CAP_DUMP) &&
+	    ft_recs_dump(nl, &pfcs, EXPORT_CTX))
 		goto out;
 	agg_end(&agg, q.dev != NULL);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The state of one fabtrace invocation, handed to every command. */
+/* The state of one fabtrace invocation, and the requests its commands share. */
 #ifndef _FABTRACE_FT_H
 #define _FABTRACE_FT_H
 
@@ -43,15 +43,27 @@ struct nl *ft_nl(struct ft *ft);
 int ft_check_dev(struct ft *ft, const char *dev);
 
 /*
- * The records of a command that has one a port (policy-get, pfc-get): what
- * is asked (@dev, @port; the kernel filters), what came (@n records of
- * @size bytes at @v, each from @parse).
+ * What a get command answers with, one record a message: its command, the
+ * attributes that filter it by device and port (0: none), each record's
+ * size and parser.
  */
-struct ft_ports {
+struct ft_rec_kind {
 	uint8_t cmd;
-	uint16_t a_dev, a_port;		/* the request's attributes */
+	uint16_t a_dev, a_port;
 	int (*parse)(const struct nlmsghdr *nlh, void *rec);
 	size_t size;
+};
+
+/* dev-get (a device name filters a do only), policy-get, pfc-get */
+extern const struct ft_rec_kind ft_dev_recs, ft_policy_recs, ft_pfc_recs;
+
+/*
+ * Records collected whole before anything is printed, so that a dump that
+ * has to be run again prints nothing twice: what is asked (@dev, and @port
+ * if @has_port; the kernel filters), what came (@n records at @v).
+ */
+struct ft_recs {
+	const struct ft_rec_kind *kind;
 	const char *dev;
 	uint32_t port;
 	bool has_port;
@@ -60,14 +72,24 @@ struct ft_ports {
 };
 
 /* A request of @cmd for @p's device and port. */
-struct nlmsghdr *ft_ports_req(struct nl *nl, const struct ft_ports *p,
-			      uint8_t cmd, bool dump);
+struct nlmsghdr *ft_recs_req(struct nl *nl, const struct ft_recs *p,
+			     uint8_t cmd, bool dump);
+
+/* A dump's records, none kept from before.  0, or -1 with the error printed. */
+int ft_recs_dump(struct nl *nl, struct ft_recs *p, const char *what);
 
 /*
- * The records: one port's (@dump false), or a dump's, where a device that
- * has none of them gets the kernel's error, or "has no port N".  0, or -1
- * with the error printed (@what names the command).
+ * The records: one device's or port's (@dump false), or a dump's, where a
+ * device that has none of them gets the kernel's error, or "has no port N".
+ * 0, or -1 with the error printed (@what names the command).
  */
-int ft_ports_get(struct ft *ft, struct ft_ports *p, bool dump, const char *what);
+int ft_recs_get(struct ft *ft, struct ft_recs *p, bool dump, const char *what);
+
+/*
+ * ft_recs_get(), then each record through @print (a JSON list with -j; @all
+ * is -s), and the records freed.  0, or -1 with the error printed.
+ */
+int ft_recs_show(struct ft *ft, struct ft_recs *p, bool dump, const char *what,
+		 void (*print)(struct out *o, const void *rec, bool all));
 
 #endif /* _FABTRACE_FT_H */

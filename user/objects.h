@@ -30,6 +30,9 @@ int batch_split(char *line, char **argv, int max, const char **why);
 /* "dev DEV" in an argument table (cmd.h): a name the kernel can hold. */
 #define ARG_DEV(p)	{ .key = "dev", .kind = ARG_STR, .dst = (p), .min = 1,	\
 			  .max = FT_NAME_LEN - 1, .why = "not a device name" }
+/* "port N": a port number 1..255 into *@p, *@given set when given. */
+#define ARG_PORT(p, given) { .key = "port", .kind = ARG_U32, .min = 1, .max = 255,	\
+			     .dst = (p), .seen = (given), .why = "not a port number 1..255" }
 
 /* "qp show" arguments, parsed without the kernel (unit-tested). */
 struct qp_query {

@@ -603,34 +603,45 @@ void out_double(struct out *o, int type, const char *key, const char *fmt, doubl
 	}
 }
 
-void out_count(struct out *o, int type, const char *key, const char *fmt, uint64_t v)
+/* @v as text shows a counter: exact when numeric, else as @human writes it. */
+static const char *count_text(const struct out *o, char *buf, size_t len, uint64_t v,
+			      const char *(*human)(char *buf, size_t len, uint64_t v))
+{
+	if (!o->numeric)
+		return human(buf, len, v);
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+const char *out_fmt_count(const struct out *o, char *buf, size_t len, uint64_t v)
+{
+	return count_text(o, buf, len, v, fmt_count);
+}
+
+const char *out_fmt_bytes(const struct out *o, char *buf, size_t len, uint64_t v)
+{
+	return count_text(o, buf, len, v, fmt_bytes);
+}
+
+static void out_human(struct out *o, int type, const char *key, const char *fmt, uint64_t v,
+		      const char *(*human)(char *buf, size_t len, uint64_t v))
 {
 	char buf[FT_FMT_LEN];
 
-	if (want_text(o, type)) {
-		if (o->numeric)
-			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
-		else
-			fmt_count(buf, sizeof(buf), v);
-		fprintf(o->fp, fmt, buf);
-	} else {
+	if (want_text(o, type))
+		fprintf(o->fp, fmt, count_text(o, buf, sizeof(buf), v, human));
+	else
 		out_u64(o, type, key, fmt, v);
-	}
+}
+
+void out_count(struct out *o, int type, const char *key, const char *fmt, uint64_t v)
+{
+	out_human(o, type, key, fmt, v, fmt_count);
 }
 
 void out_bytes(struct out *o, int type, const char *key, const char *fmt, uint64_t v)
 {
-	char buf[FT_FMT_LEN];
-
-	if (want_text(o, type)) {
-		if (o->numeric)
-			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
-		else
-			fmt_bytes(buf, sizeof(buf), v);
-		fprintf(o->fp, fmt, buf);
-	} else {
-		out_u64(o, type, key, fmt, v);
-	}
+	out_human(o, type, key, fmt, v, fmt_bytes);
 }
 
 void out_time(struct out *o, int type, const char *key, const char *fmt, uint64_t ns)

@@ -104,6 +104,9 @@ void out_double(struct out *o, int type, const char *key, const char *fmt, doubl
 /* Counters and byte counts: human units in text unless numeric (as const char *). */
 void out_count(struct out *o, int type, const char *key, const char *fmt, uint64_t v);
 void out_bytes(struct out *o, int type, const char *key, const char *fmt, uint64_t v);
+/* The text of those two into @buf, for a table's cells (FT_FMT_LEN bytes). */
+const char *out_fmt_count(const struct out *o, char *buf, size_t len, uint64_t v);
+const char *out_fmt_bytes(const struct out *o, char *buf, size_t len, uint64_t v);
 /* Nanoseconds since the epoch: a number in JSON, ISO-8601 local time in text. */
 void out_time(struct out *o, int type, const char *key, const char *fmt, uint64_t ns);
 /* Text only. */

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* fabtrace policy: show and set the PFC/ECN policy of RDMA ports. */
 
-#include <errno.h>
-#include <linux/genetlink.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,327 +60,13 @@ static int policy_help(struct ft *ft, int argc, char **argv)
 	return 0;
 }
 
-static const struct kw wd_action_kw[] = {
-	{ "alert", FABTRACE_WD_ACTION_ALERT },
-	{ NULL, 0 }
-};
+/* --- arguments ----------------------------------------------------------- */
 
 static const struct kw on_off_kw[] = {
 	{ "on", 1 },
 	{ "off", 0 },
 	{ NULL, 0 }
 };
-
-/* --- printing ------------------------------------------------------------ */
-
-/* "none" or "3,4" */
-static const char *fmt_prios(char *buf, size_t len, uint32_t mask)
-{
-	size_t n = 0;
-	unsigned int p;
-
-	if (!(mask & 0xff))
-		return "none";
-	buf[0] = '\0';
-	for (p = 0; p < 8 && n < len; p++)
-		if (mask & (1u << p))
-			n += snprintf(buf + n, len - n, "%s%u", n ? "," : "", p);
-	return buf;
-}
-
-/* "default", "default,26:3,46:5", or every entry (@all) */
-static const char *fmt_map(char *buf, size_t len, const uint8_t *map, bool all)
-{
-	size_t n = snprintf(buf, len, "%s", all ? "" : "default");
-	unsigned int d;
-
-	for (d = 0; d < 64 && n < len; d++)
-		if (all || map[d] != d >> 3)
-			n += snprintf(buf + n, len - n, "%s%u:%u", n ? "," : "", d, map[d]);
-	return buf;
-}
-
-/* "off" or "detect 200 restore 400" */
-static const char *fmt_wd(char *buf, size_t len, const struct ft_policy_cfg *c)
-{
-	if (!c->v[CFG(WD_DETECT)])
-		return "off";
-	snprintf(buf, len, "detect %u restore %u", c->v[CFG(WD_DETECT)],
-		 c->v[CFG(WD_RESTORE)]);
-	return buf;
-}
-
-static void print_prios_json(struct out *o, const char *key, uint32_t mask)
-{
-	unsigned int p;
-
-	out_arr_begin(o, key);
-	for (p = 0; p < 8; p++)
-		if (mask & (1u << p))
-			out_u64(o, PRINT_JSON, NULL, NULL, p);
-	out_arr_end(o);
-}
-
-/* The policy values as JSON members (of the object being built). */
-static void print_cfg_json(struct out *o, const struct ft_policy_cfg *c)
-{
-	char buf[32];
-	unsigned int d;
-
-	out_str(o, PRINT_JSON, "trust", NULL,
-		kw_text(ft_kw_trust, c->v[CFG(TRUST)], buf, sizeof(buf)));
-	out_arr_begin(o, "dscp_map");
-	for (d = 0; d < 64; d++)
-		out_u64(o, PRINT_JSON, NULL, NULL, c->dscp[d]);
-	out_arr_end(o);
-	print_prios_json(o, "pfc", c->v[CFG(PFC)]);
-	print_prios_json(o, "ecn", c->v[CFG(ECN)]);
-	out_bool(o, PRINT_JSON, "cnp", NULL, c->v[CFG(CNP)]);
-	out_u64(o, PRINT_JSON, "cnp_interval_us", NULL, c->v[CFG(CNP_INTERVAL)]);
-	out_u64(o, PRINT_JSON, "cnp_dscp", NULL, c->v[CFG(CNP_DSCP)]);
-	out_obj_begin(o, "pfc_watchdog");
-	out_bool(o, PRINT_JSON, "enabled", NULL, c->v[CFG(WD_DETECT)]);
-	out_u64(o, PRINT_JSON, "detect_ms", NULL, c->v[CFG(WD_DETECT)]);
-	out_u64(o, PRINT_JSON, "restore_ms", NULL, c->v[CFG(WD_RESTORE)]);
-	out_str(o, PRINT_JSON, "action", NULL,
-		kw_text(wd_action_kw, c->v[CFG(WD_ACTION)], buf, sizeof(buf)));
-	out_obj_end(o);
-}
-
-/* The values as "policy set" arguments: " trust pcp dscp-map default ..." */
-static void fmt_cfg_args(char *buf, size_t len, const struct ft_policy_cfg *c,
-			 bool all_map)
-{
-	char t[32], map[512], pfc[32], ecn[32], wd[64];
-
-	snprintf(buf, len, " trust %s dscp-map %s pfc %s ecn %s cnp %s cnp-interval %u"
-		 " cnp-dscp %u pfc-watchdog %s",
-		 kw_text(ft_kw_trust, c->v[CFG(TRUST)], t, sizeof(t)),
-		 fmt_map(map, sizeof(map), c->dscp, all_map),
-		 fmt_prios(pfc, sizeof(pfc), c->v[CFG(PFC)]),
-		 fmt_prios(ecn, sizeof(ecn), c->v[CFG(ECN)]),
-		 c->v[CFG(CNP)] ? "on" : "off", c->v[CFG(CNP_INTERVAL)],
-		 c->v[CFG(CNP_DSCP)], fmt_wd(wd, sizeof(wd), c));
-}
-
-/* --- the hardware part ------------------------------------------------------ */
-
-/* The app table entries the policy asks for: DSCP d to one priority, or none. */
-static uint8_t hw_want(const struct ft_policy_cfg *c, unsigned int d)
-{
-	return c->v[CFG(TRUST)] == FABTRACE_TRUST_DSCP ? 1u << c->dscp[d] : 0;
-}
-
-/*
- * An app table as fmt_map() writes a map, "none" if it is empty: entries
- * apart from DSCP d to d>>3 are "d:p", "d:p+q" (several) or "d:-" (none).
- */
-static const char *fmt_hw_map(char *buf, size_t len, const uint8_t *prios)
-{
-	size_t n;
-	unsigned int d, p;
-	bool any = false;
-
-	for (d = 0; d < 64; d++)
-		any |= prios[d] != 0;
-	if (!any)
-		return "none";
-	n = snprintf(buf, len, "default");
-	for (d = 0; d < 64 && n < len; d++) {
-		if (prios[d] == 1u << (d >> 3))
-			continue;
-		n += snprintf(buf + n, len - n, ",%u:", d);
-		if (!prios[d] && n < len)
-			n += snprintf(buf + n, len - n, "-");
-		for (p = 0; p < 8 && n < len; p++)
-			if (prios[d] & (1u << p))
-				n += snprintf(buf + n, len - n, "%s%u",
-					      prios[d] & ((1u << p) - 1) ? "+" : "", p);
-	}
-	return buf;
-}
-
-/* " pfc 3 (hw 3,5)": the hardware's values where they differ from @c. */
-static bool print_hw_diff(struct out *o, const struct ft_policy_hw *hw,
-			  const struct ft_policy_cfg *c)
-{
-	char a[512], b[512];
-	uint8_t want[64];
-	unsigned int d;
-	bool differ = false;
-
-	if (hw->pfc != c->v[CFG(PFC)]) {
-		out_text(o, " pfc %s (hw %s)", fmt_prios(a, sizeof(a), c->v[CFG(PFC)]),
-			 fmt_prios(b, sizeof(b), hw->pfc));
-		differ = true;
-	}
-	for (d = 0; d < 64; d++)
-		want[d] = hw_want(c, d);
-	if (memcmp(want, hw->dscp, sizeof(want))) {
-		out_text(o, " app %s (hw %s)", fmt_hw_map(a, sizeof(a), want),
-			 fmt_hw_map(b, sizeof(b), hw->dscp));
-		differ = true;
-	}
-	if (hw->has_trust && hw->trust != c->v[CFG(TRUST)]) {
-		out_text(o, " trust %s (hw %s)",
-			 kw_text(ft_kw_trust, c->v[CFG(TRUST)], a, sizeof(a)),
-			 kw_text(ft_kw_trust, hw->trust, b, sizeof(b)));
-		differ = true;
-	}
-	return differ;
-}
-
-static void print_hw_json(struct out *o, const struct ft_policy_hw *hw)
-{
-	char buf[32];
-	unsigned int d;
-
-	out_obj_begin(o, "hw");
-	/* the values are those of the last read, if it worked */
-	if (hw->has_values) {
-		print_prios_json(o, "pfc", hw->pfc);
-		out_u64(o, PRINT_JSON, "pfc_cap", NULL, hw->pfc_cap);
-		if (hw->has_trust)
-			out_str(o, PRINT_JSON, "trust", NULL,
-				kw_text(ft_kw_trust, hw->trust, buf, sizeof(buf)));
-		out_arr_begin(o, "dscp_prio");
-		for (d = 0; d < 64; d++)
-			print_prios_json(o, NULL, hw->dscp[d]);
-		out_arr_end(o);
-	}
-	if (hw->error) {
-		out_u64(o, PRINT_JSON, "error", NULL, hw->error);
-		out_str(o, PRINT_JSON, "error_op", NULL, hw->error_op);
-	}
-	out_obj_end(o);
-}
-
-/* What the hardware reports, under a policy's own lines (text). */
-static void print_hw_text(struct out *o, const struct ft_policy_hw *hw,
-			  const struct ft_policy_cfg *c)
-{
-	char pfc[32], trust[32], map[512];
-
-	if (hw->error)
-		out_text(o, "    hw error: %s: %s\n", hw->error_op, strerror((int)hw->error));
-	if (!hw->has_values) {
-		out_text(o, "    hw unknown: its last read failed\n");
-		return;
-	}
-	out_text(o, "    hw pfc %s pfc-cap %u", fmt_prios(pfc, sizeof(pfc), hw->pfc),
-		 hw->pfc_cap);
-	if (hw->has_trust)
-		out_text(o, " trust %s", kw_text(ft_kw_trust, hw->trust, trust, sizeof(trust)));
-	out_text(o, " app %s\n", fmt_hw_map(map, sizeof(map), hw->dscp));
-	out_text(o, "    hw differs:");
-	if (!print_hw_diff(o, hw, c))
-		out_text(o, " no");
-	out_text(o, "\n");
-}
-
-/* A policy-drift's fields: where the hardware differs, or that it does not. */
-void print_policy_drift(struct out *o, const struct ft_policy_hw *hw,
-			const struct ft_policy_cfg *c)
-{
-	if (out_is_json(o)) {
-		out_obj_begin(o, "policy");
-		print_cfg_json(o, c);
-		out_obj_end(o);
-		print_hw_json(o, hw);
-		return;
-	}
-	if (!print_hw_diff(o, hw, c))
-		out_text(o, " hw matches the policy again");
-}
-
-static void print_policy(struct out *o, const struct ft_policy_rec *r, bool all_map)
-{
-	const struct ft_policy_cfg *c = &r->cfg;
-	char buf[32], pfc[32], ecn[32], wd[64], map[512];
-
-	out_obj_begin(o, NULL);
-	out_str(o, PRINT_ANY, "dev", "%s", r->dev);
-	out_u64(o, PRINT_JSON, "dev_index", NULL, r->dev_index);
-	out_u64(o, PRINT_ANY, "port", " port %llu", r->port);
-	if (r->netdev[0]) {
-		out_str(o, PRINT_ANY, "netdev", " netdev %s", r->netdev);
-		out_u64(o, PRINT_JSON, "ifindex", NULL, r->ifindex);
-	}
-	out_str(o, PRINT_ANY, "dcb", " dcb %s", kw_text(ft_kw_dcb, r->dcb, buf, sizeof(buf)));
-	if (out_is_json(o)) {
-		print_cfg_json(o, c);
-		if (r->hw.present)
-			print_hw_json(o, &r->hw);
-	} else {
-		out_text(o, "\n    trust %s pfc %s ecn %s cnp %s cnp-interval %u cnp-dscp %u\n",
-			 kw_text(ft_kw_trust, c->v[CFG(TRUST)], buf, sizeof(buf)),
-			 fmt_prios(pfc, sizeof(pfc), c->v[CFG(PFC)]),
-			 fmt_prios(ecn, sizeof(ecn), c->v[CFG(ECN)]),
-			 c->v[CFG(CNP)] ? "on" : "off", c->v[CFG(CNP_INTERVAL)],
-			 c->v[CFG(CNP_DSCP)]);
-		out_text(o, "    pfc-watchdog %s action %s\n    dscp-map %s\n",
-			 fmt_wd(wd, sizeof(wd), c),
-			 kw_text(wd_action_kw, c->v[CFG(WD_ACTION)], buf, sizeof(buf)),
-			 fmt_map(map, sizeof(map), c->dscp, all_map));
-		if (r->hw.present)
-			print_hw_text(o, &r->hw, c);
-	}
-	out_obj_end(o);
-}
-
-/* One "policy set" line that gives the port this policy. */
-static void print_policy_command(struct out *o, const struct ft_policy_rec *r)
-{
-	char dev[OUT_ESC_SIZE(FT_NAME_LEN)], args[1024], line[1200];
-
-	fmt_cfg_args(args, sizeof(args), &r->cfg, false);
-	snprintf(line, sizeof(line), "policy set dev %s port %u%s",
-		 out_esc(dev, sizeof(dev), r->dev), r->port, args);
-	out_obj_begin(o, NULL);
-	out_str(o, PRINT_ANY, "command", "%s\n", line);
-	out_obj_end(o);
-}
-
-static void change(struct out *o, const char *key, const char *a, const char *b)
-{
-	if (strcmp(a, b))
-		out_text(o, " %s %s->%s", key, a, b);
-}
-
-/* "ecn none->3 cnp-interval 50->100": the fields that changed. */
-void print_policy_change(struct out *o, const struct ft_policy_cfg *old,
-			 const struct ft_policy_cfg *new)
-{
-	char a[512], b[512];
-
-	if (out_is_json(o)) {
-		out_obj_begin(o, "old");
-		print_cfg_json(o, old);
-		out_obj_end(o);
-		out_obj_begin(o, "new");
-		print_cfg_json(o, new);
-		out_obj_end(o);
-		return;
-	}
-	change(o, "trust", kw_text(ft_kw_trust, old->v[CFG(TRUST)], a, sizeof(a)),
-	       kw_text(ft_kw_trust, new->v[CFG(TRUST)], b, sizeof(b)));
-	change(o, "dscp-map", fmt_map(a, sizeof(a), old->dscp, false),
-	       fmt_map(b, sizeof(b), new->dscp, false));
-	change(o, "pfc", fmt_prios(a, sizeof(a), old->v[CFG(PFC)]),
-	       fmt_prios(b, sizeof(b), new->v[CFG(PFC)]));
-	change(o, "ecn", fmt_prios(a, sizeof(a), old->v[CFG(ECN)]),
-	       fmt_prios(b, sizeof(b), new->v[CFG(ECN)]));
-	change(o, "cnp", old->v[CFG(CNP)] ? "on" : "off", new->v[CFG(CNP)] ? "on" : "off");
-	snprintf(a, sizeof(a), "%u", old->v[CFG(CNP_INTERVAL)]);
-	snprintf(b, sizeof(b), "%u", new->v[CFG(CNP_INTERVAL)]);
-	change(o, "cnp-interval", a, b);
-	snprintf(a, sizeof(a), "%u", old->v[CFG(CNP_DSCP)]);
-	snprintf(b, sizeof(b), "%u", new->v[CFG(CNP_DSCP)]);
-	change(o, "cnp-dscp", a, b);
-	change(o, "pfc-watchdog", fmt_wd(a, sizeof(a), old), fmt_wd(b, sizeof(b), new));
-}
-
-/* --- arguments ----------------------------------------------------------- */
 
 /* A comma-separated list that fits in @size bytes, without empty items. */
 static bool list_fits(const char *s, size_t size)
@@ -507,8 +191,7 @@ int policy_parse_set(int argc, char **argv, struct policy_req *r)
 	const struct arg args[] = {
 		{ .key = "help", .kind = ARG_HELP },
 		ARG_DEV(&r->dev),
-		{ .key = "port", .kind = ARG_U32, .min = 1, .max = 255, .dst = &r->port,
-		  .seen = &r->has_port, .why = "not a port number 1..255" },
+		ARG_PORT(&r->port, &r->has_port),
 		{ .key = "trust", .kind = ARG_KW, .kw = ft_kw_trust, .dst = &c->v[CFG(TRUST)],
 		  .seen = &seen[CFG(TRUST)] },
 		{ .key = "dscp-map", .kind = ARG_FN, .fn = dscp_map_arg, .dst = r,
@@ -551,32 +234,28 @@ int policy_parse_set(int argc, char **argv, struct policy_req *r)
 
 /* --- commands ------------------------------------------------------------ */
 
-static int parse_policy(const struct nlmsghdr *nlh, void *rec)
+static void show_policy(struct out *o, const void *rec, bool all)
 {
-	return ft_parse_policy(nlh, rec);
+	print_policy(o, rec, all);
 }
 
-/* The policy of @dev's @port (all of dev's, all devices' if not given). */
-#define POLICY_PORTS(d, hp, p) {					\
-	.cmd = FABTRACE_CMD_POLICY_GET, .a_dev = FABTRACE_A_POLICY_DEV_NAME,	\
-	.a_port = FABTRACE_A_POLICY_PORT, .parse = parse_policy,	\
-	.size = sizeof(struct ft_policy_rec), .dev = (d), .has_port = (hp),	\
-	.port = (p) }
+static void show_command(struct out *o, const void *rec, bool all)
+{
+	(void)all;
+	print_policy_command(o, rec);
+}
 
 static int policy_show(struct ft *ft, int argc, char **argv)
 {
-	struct ft_ports q = POLICY_PORTS(NULL, false, 0);
-	const struct ft_policy_rec *v;
+	struct ft_recs q = { .kind = &ft_policy_recs };
 	bool commands = false;
 	const struct arg args[] = {
 		{ .key = "help", .kind = ARG_HELP },
 		ARG_DEV(&q.dev),
-		{ .key = "port", .kind = ARG_U32, .min = 1, .max = 255, .dst = &q.port,
-		  .seen = &q.has_port, .why = "not a port number 1..255" },
+		ARG_PORT(&q.port, &q.has_port),
 		{ .key = "commands", .kind = ARG_FLAG, .dst = &commands },
 		{ .key = NULL }
 	};
-	size_t i;
 	int ret;
 
 	ret = args_parse("policy show", POLICY_HELP, args, argc, argv);
@@ -585,27 +264,13 @@ static int policy_show(struct ft *ft, int argc, char **argv)
 	if (ret)
 		return -1;
 	/* the kernel filters the dump by what q names */
-	ret = ft_ports_get(ft, &q, true, "policy show");
-	v = q.v;
-	if (!ret) {
-		if (ft->json)
-			out_list_begin(ft->out);
-		for (i = 0; i < q.n; i++) {
-			if (commands)
-				print_policy_command(ft->out, &v[i]);
-			else
-				print_policy(ft->out, &v[i], ft->stats);
-		}
-		if (ft->json)
-			out_list_end(ft->out);
-	}
-	free(q.v);
-	return ret;
+	return ft_recs_show(ft, &q, true, "policy show",
+			    commands ? show_command : show_policy);
 }
 
 static int policy_set(struct ft *ft, int argc, char **argv)
 {
-	struct ft_ports cur;
+	struct ft_recs cur;
 	const struct ft_policy_rec *v;
 	struct policy_req r;
 	struct nlmsghdr *nlh;
@@ -622,10 +287,11 @@ static int policy_set(struct ft *ft, int argc, char **argv)
 	nl = ft_nl(ft);
 	if (!nl)
 		return -1;
-	cur = (struct ft_ports)POLICY_PORTS(r.dev, r.has_port, r.port);
+	cur = (struct ft_recs){ .kind = &ft_policy_recs, .dev = r.dev,
+				.has_port = r.has_port, .port = r.port };
 	/* map entries without "default" change the map the port has */
 	if ((r.cfg.have & (1u << CFG(DSCP_MAP))) && !r.map_default) {
-		ret = ft_ports_get(ft, &cur, false, "policy set");
+		ret = ft_recs_get(ft, &cur, false, "policy set");
 		v = cur.v;
 		if (!ret && (cur.n != 1 || !(v[0].cfg.have & (1u << CFG(DSCP_MAP))))) {
 			ft_err("policy set: the kernel sent no dscp-map");
@@ -638,7 +304,7 @@ static int policy_set(struct ft *ft, int argc, char **argv)
 		if (ret)
 			return -1;
 	}
-	nlh = ft_ports_req(nl, &cur, FABTRACE_CMD_POLICY_SET, false);
+	nlh = ft_recs_req(nl, &cur, FABTRACE_CMD_POLICY_SET, false);
 	nest = mnl_attr_nest_start(nlh, FABTRACE_A_POLICY_CONFIG);
 	for (i = 1; i <= FABTRACE_A_POLICY_CFG_MAX; i++) {
 		if (!(r.cfg.have & (1u << i)))

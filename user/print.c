@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Printing of records the commands share: counters, QPs, devices, events. */
+/* Printing of records the commands share: counters, QPs, devices, ports, events. */
 
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -21,36 +21,53 @@ const char *kw_text(const struct kw *table, uint32_t val, char *buf, size_t len)
 	return buf;
 }
 
+/* --- counters ------------------------------------------------------------ */
+
 static void print_u64_kv(struct out *o, const char *key, uint64_t v)
 {
 	out_text(o, " %s ", key);
 	out_u64(o, PRINT_ANY, key, "%llu", v);
 }
 
-void print_traffic(struct out *o, const char *key, const char *indent,
-		   const struct ft_traffic *t)
+/* "<indent>key: k1 v1 k2 v2 ..." or {"key": {...}}: counters @first to @last. */
+static void print_nest(struct out *o, const char *key, const char *indent,
+		       const char *const *keys, unsigned int first, unsigned int last,
+		       const uint64_t *v)
 {
 	unsigned int i;
 
 	out_obj_begin(o, key);
 	out_text(o, "%s%s:", indent, key);
-	for (i = FABTRACE_A_TRAFFIC_PACKETS; i <= FABTRACE_A_TRAFFIC_OTHER; i++)
-		print_u64_kv(o, ft_traffic_keys[i], t->v[i]);
+	for (i = first; i <= last; i++)
+		print_u64_kv(o, keys[i], v[i]);
 	out_text(o, "\n");
 	out_obj_end(o);
+}
+
+void print_traffic(struct out *o, const char *key, const char *indent,
+		   const struct ft_traffic *t)
+{
+	print_nest(o, key, indent, ft_traffic_keys, FABTRACE_A_TRAFFIC_PACKETS,
+		   FABTRACE_A_TRAFFIC_OTHER, t->v);
+}
+
+/* Text only: "<lead>tx packets 1.2K bytes 3.4MiB<sep>rx packets ... bytes ...". */
+static void print_packets_bytes(struct out *o, const char *lead, const char *sep,
+				const struct ft_traffic *tx, const struct ft_traffic *rx)
+{
+	out_text(o, "%stx", lead);
+	out_count(o, PRINT_FP, NULL, " packets %s", tx->v[FABTRACE_A_TRAFFIC_PACKETS]);
+	out_bytes(o, PRINT_FP, NULL, " bytes %s", tx->v[FABTRACE_A_TRAFFIC_BYTES]);
+	out_text(o, "%srx", sep);
+	out_count(o, PRINT_FP, NULL, " packets %s", rx->v[FABTRACE_A_TRAFFIC_PACKETS]);
+	out_bytes(o, PRINT_FP, NULL, " bytes %s", rx->v[FABTRACE_A_TRAFFIC_BYTES]);
 }
 
 static void print_naks(struct out *o, const char *key, const char *indent,
 		       const struct ft_naks *n)
 {
-	unsigned int i;
-
-	out_obj_begin(o, key);
-	out_text(o, "%s%s:", indent, key);
-	for (i = FABTRACE_A_NAK_PSN_SEQ; i <= FABTRACE_A_NAK_OTHER; i++)
-		print_u64_kv(o, ft_nak_keys[i], n->v[i]);
-	out_text(o, "\n");
-	out_obj_end(o);
+	print_nest(o, key, indent, ft_nak_keys, FABTRACE_A_NAK_PSN_SEQ,
+		   FABTRACE_A_NAK_OTHER, n->v);
 }
 
 void print_cong(struct out *o, const char *indent, const struct ft_cong *c)
@@ -81,6 +98,8 @@ void print_cong(struct out *o, const char *indent, const struct ft_cong *c)
 	}
 	out_obj_end(o);
 }
+
+/* --- QPs ----------------------------------------------------------------- */
 
 static void print_flags(struct out *o, uint32_t flags)
 {
@@ -150,6 +169,24 @@ void print_qp_full(struct out *o, const struct ft_qp_rec *r)
 	out_obj_end(o);
 }
 
+void fmt_qp_cells(struct qp_cells *c, const struct ft_qp_rec *r)
+{
+	char name[OUT_ESC_SIZE(FT_COMM_LEN)];
+	bool kernel = r->flags & FABTRACE_QP_FLAGS_KERNEL;
+
+	snprintf(c->qpn, sizeof(c->qpn), "%u", r->qpn);
+	if (kernel)
+		snprintf(c->pid, sizeof(c->pid), "-");
+	else
+		snprintf(c->pid, sizeof(c->pid), "%u", r->pid);
+	/* a row is formatted here, not by out_str(): escape what it would */
+	out_esc(c->dev, sizeof(c->dev), r->dev);
+	snprintf(c->comm, sizeof(c->comm), kernel ? "[%s]" : "%s",
+		 out_esc(name, sizeof(name), r->comm));
+	fmt_peer(c->peer, sizeof(c->peer), (r->have & FT_QP_HAVE_PEER) ? r->peer : NULL,
+		 r->have & FT_QP_HAVE_RQPN, r->remote_qpn);
+}
+
 #define QP_ROW_FMT "%-8s %8s %-5s %-9s %7s %-15s %-21s %8s %9s %8s %9s %6s %6s %6s %6s\n"
 
 void print_qp_header(struct out *o)
@@ -161,60 +198,31 @@ void print_qp_header(struct out *o)
 
 void print_qp_row(struct out *o, const struct ft_qp_rec *r)
 {
-	char qpn[16], tbuf[16], sbuf[16], pid[16], dev[OUT_ESC_SIZE(FT_NAME_LEN)];
-	char name[OUT_ESC_SIZE(FT_COMM_LEN)], comm[OUT_ESC_SIZE(FT_COMM_LEN) + 2];
-	char peer[FT_FMT_LEN], txp[FT_FMT_LEN], txb[FT_FMT_LEN];
+	char tbuf[16], sbuf[16], txp[FT_FMT_LEN], txb[FT_FMT_LEN];
 	char rxp[FT_FMT_LEN], rxb[FT_FMT_LEN], ce[FT_FMT_LEN];
 	char cnp[FT_FMT_LEN], nak[FT_FMT_LEN], retx[FT_FMT_LEN];
-	bool kernel = r->flags & FABTRACE_QP_FLAGS_KERNEL;
-	bool human = !out_numeric(o);
-
 	const char *type, *state;
+	struct qp_cells c = { 0 };
 
-	snprintf(qpn, sizeof(qpn), "%u", r->qpn);
+	fmt_qp_cells(&c, r);
 	type = kw_text(ft_kw_qp_type, r->type, tbuf, sizeof(tbuf));
 	if (r->flags & FABTRACE_QP_FLAGS_DESTROYED)
 		state = "destroyed";
 	else
 		state = kw_text(ft_kw_qp_state, r->state, sbuf, sizeof(sbuf));
-	if (kernel)
-		snprintf(pid, sizeof(pid), "-");
-	else
-		snprintf(pid, sizeof(pid), "%u", r->pid);
-	/* the row is formatted here, not by out_str(): escape what it would */
-	out_esc(dev, sizeof(dev), r->dev);
-	snprintf(comm, sizeof(comm), kernel ? "[%s]" : "%s",
-		 out_esc(name, sizeof(name), r->comm));
-	fmt_peer(peer, sizeof(peer), (r->have & FT_QP_HAVE_PEER) ? r->peer : NULL,
-		 r->have & FT_QP_HAVE_RQPN, r->remote_qpn);
-	if (human) {
-		fmt_count(txp, sizeof(txp), r->tx.v[FABTRACE_A_TRAFFIC_PACKETS]);
-		fmt_bytes(txb, sizeof(txb), r->tx.v[FABTRACE_A_TRAFFIC_BYTES]);
-		fmt_count(rxp, sizeof(rxp), r->rx.v[FABTRACE_A_TRAFFIC_PACKETS]);
-		fmt_bytes(rxb, sizeof(rxb), r->rx.v[FABTRACE_A_TRAFFIC_BYTES]);
-		fmt_count(ce, sizeof(ce), r->cong.v[FABTRACE_A_CONG_RX_CE]);
-		fmt_count(cnp, sizeof(cnp), ft_qp_cnp(r));
-		fmt_count(nak, sizeof(nak), ft_qp_nak(r));
-		fmt_count(retx, sizeof(retx), r->cong.v[FABTRACE_A_CONG_RETRANSMITS]);
-	} else {
-		snprintf(txp, sizeof(txp), "%llu",
-			 (unsigned long long)r->tx.v[FABTRACE_A_TRAFFIC_PACKETS]);
-		snprintf(txb, sizeof(txb), "%llu",
-			 (unsigned long long)r->tx.v[FABTRACE_A_TRAFFIC_BYTES]);
-		snprintf(rxp, sizeof(rxp), "%llu",
-			 (unsigned long long)r->rx.v[FABTRACE_A_TRAFFIC_PACKETS]);
-		snprintf(rxb, sizeof(rxb), "%llu",
-			 (unsigned long long)r->rx.v[FABTRACE_A_TRAFFIC_BYTES]);
-		snprintf(ce, sizeof(ce), "%llu",
-			 (unsigned long long)r->cong.v[FABTRACE_A_CONG_RX_CE]);
-		snprintf(cnp, sizeof(cnp), "%llu", (unsigned long long)ft_qp_cnp(r));
-		snprintf(nak, sizeof(nak), "%llu", (unsigned long long)ft_qp_nak(r));
-		snprintf(retx, sizeof(retx), "%llu",
-			 (unsigned long long)r->cong.v[FABTRACE_A_CONG_RETRANSMITS]);
-	}
-	out_text(o, QP_ROW_FMT, dev, qpn, type, state, pid, comm, peer,
+	out_fmt_count(o, txp, sizeof(txp), r->tx.v[FABTRACE_A_TRAFFIC_PACKETS]);
+	out_fmt_bytes(o, txb, sizeof(txb), r->tx.v[FABTRACE_A_TRAFFIC_BYTES]);
+	out_fmt_count(o, rxp, sizeof(rxp), r->rx.v[FABTRACE_A_TRAFFIC_PACKETS]);
+	out_fmt_bytes(o, rxb, sizeof(rxb), r->rx.v[FABTRACE_A_TRAFFIC_BYTES]);
+	out_fmt_count(o, ce, sizeof(ce), r->cong.v[FABTRACE_A_CONG_RX_CE]);
+	out_fmt_count(o, cnp, sizeof(cnp), ft_qp_cnp(r));
+	out_fmt_count(o, nak, sizeof(nak), ft_qp_nak(r));
+	out_fmt_count(o, retx, sizeof(retx), r->cong.v[FABTRACE_A_CONG_RETRANSMITS]);
+	out_text(o, QP_ROW_FMT, c.dev, c.qpn, type, state, c.pid, c.comm, c.peer,
 		 txp, txb, rxp, rxb, ce, cnp, nak, retx);
 }
+
+/* --- devices and the module ---------------------------------------------- */
 
 static void print_port(struct out *o, const struct ft_port *p)
 {
@@ -272,14 +280,8 @@ void print_dev(struct out *o, const struct ft_dev_rec *r, int stats)
 		out_bool(o, PRINT_FP, NULL, " hooked %s", r->hooked);
 		out_text(o, "\n");
 	} else {
-		out_count(o, PRINT_FP, NULL, "    tx packets %s",
-			  r->tx.v[FABTRACE_A_TRAFFIC_PACKETS]);
-		out_bytes(o, PRINT_FP, NULL, " bytes %s",
-			  r->tx.v[FABTRACE_A_TRAFFIC_BYTES]);
-		out_count(o, PRINT_FP, NULL, "  rx packets %s",
-			  r->rx.v[FABTRACE_A_TRAFFIC_PACKETS]);
-		out_bytes(o, PRINT_FP, NULL, " bytes %s\n",
-			  r->rx.v[FABTRACE_A_TRAFFIC_BYTES]);
+		print_packets_bytes(o, "    ", "  ", &r->tx, &r->rx);
+		out_text(o, "\n");
 	}
 	out_obj_end(o);
 }
@@ -325,6 +327,394 @@ void print_stats(struct out *o, const struct ft_stats_rec *r)
 	}
 	out_obj_end(o);
 }
+
+/* --- policies ------------------------------------------------------------ */
+
+/* The port a policy or PFC record is of: "rxe0 port 1 netdev eth0". */
+static void print_port_of(struct out *o, const char *dev, uint32_t dev_index,
+			  uint32_t port, const char *netdev, uint32_t ifindex)
+{
+	out_str(o, PRINT_ANY, "dev", "%s", dev);
+	out_u64(o, PRINT_JSON, "dev_index", NULL, dev_index);
+	out_u64(o, PRINT_ANY, "port", " port %llu", port);
+	if (netdev[0]) {
+		out_str(o, PRINT_ANY, "netdev", " netdev %s", netdev);
+		out_u64(o, PRINT_JSON, "ifindex", NULL, ifindex);
+	}
+}
+
+#define CFG(a)		FABTRACE_A_POLICY_CFG_##a
+
+static const struct kw wd_action_kw[] = {
+	{ "alert", FABTRACE_WD_ACTION_ALERT },
+	{ NULL, 0 }
+};
+
+/* "none" or "3,4" */
+static const char *fmt_prios(char *buf, size_t len, uint32_t mask)
+{
+	size_t n = 0;
+	unsigned int p;
+
+	if (!(mask & 0xff))
+		return "none";
+	buf[0] = '\0';
+	for (p = 0; p < 8 && n < len; p++)
+		if (mask & (1u << p))
+			n += snprintf(buf + n, len - n, "%s%u", n ? "," : "", p);
+	return buf;
+}
+
+/* "default", "default,26:3,46:5", or every entry (@all) */
+static const char *fmt_map(char *buf, size_t len, const uint8_t *map, bool all)
+{
+	size_t n = snprintf(buf, len, "%s", all ? "" : "default");
+	unsigned int d;
+
+	for (d = 0; d < 64 && n < len; d++)
+		if (all || map[d] != d >> 3)
+			n += snprintf(buf + n, len - n, "%s%u:%u", n ? "," : "", d, map[d]);
+	return buf;
+}
+
+/* "off" or "detect 200 restore 400" */
+static const char *fmt_wd(char *buf, size_t len, const struct ft_policy_cfg *c)
+{
+	if (!c->v[CFG(WD_DETECT)])
+		return "off";
+	snprintf(buf, len, "detect %u restore %u", c->v[CFG(WD_DETECT)],
+		 c->v[CFG(WD_RESTORE)]);
+	return buf;
+}
+
+static void print_prios_json(struct out *o, const char *key, uint32_t mask)
+{
+	unsigned int p;
+
+	out_arr_begin(o, key);
+	for (p = 0; p < 8; p++)
+		if (mask & (1u << p))
+			out_u64(o, PRINT_JSON, NULL, NULL, p);
+	out_arr_end(o);
+}
+
+/* The policy values as JSON members (of the object being built). */
+static void print_cfg_json(struct out *o, const struct ft_policy_cfg *c)
+{
+	char buf[32];
+	unsigned int d;
+
+	out_str(o, PRINT_JSON, "trust", NULL,
+		kw_text(ft_kw_trust, c->v[CFG(TRUST)], buf, sizeof(buf)));
+	out_arr_begin(o, "dscp_map");
+	for (d = 0; d < 64; d++)
+		out_u64(o, PRINT_JSON, NULL, NULL, c->dscp[d]);
+	out_arr_end(o);
+	print_prios_json(o, "pfc", c->v[CFG(PFC)]);
+	print_prios_json(o, "ecn", c->v[CFG(ECN)]);
+	out_bool(o, PRINT_JSON, "cnp", NULL, c->v[CFG(CNP)]);
+	out_u64(o, PRINT_JSON, "cnp_interval_us", NULL, c->v[CFG(CNP_INTERVAL)]);
+	out_u64(o, PRINT_JSON, "cnp_dscp", NULL, c->v[CFG(CNP_DSCP)]);
+	out_obj_begin(o, "pfc_watchdog");
+	out_bool(o, PRINT_JSON, "enabled", NULL, c->v[CFG(WD_DETECT)]);
+	out_u64(o, PRINT_JSON, "detect_ms", NULL, c->v[CFG(WD_DETECT)]);
+	out_u64(o, PRINT_JSON, "restore_ms", NULL, c->v[CFG(WD_RESTORE)]);
+	out_str(o, PRINT_JSON, "action", NULL,
+		kw_text(wd_action_kw, c->v[CFG(WD_ACTION)], buf, sizeof(buf)));
+	out_obj_end(o);
+}
+
+/* The values as "policy set" arguments: " trust pcp dscp-map default ..." */
+static void fmt_cfg_args(char *buf, size_t len, const struct ft_policy_cfg *c,
+			 bool all_map)
+{
+	char t[32], map[512], pfc[32], ecn[32], wd[64];
+
+	snprintf(buf, len, " trust %s dscp-map %s pfc %s ecn %s cnp %s cnp-interval %u"
+		 " cnp-dscp %u pfc-watchdog %s",
+		 kw_text(ft_kw_trust, c->v[CFG(TRUST)], t, sizeof(t)),
+		 fmt_map(map, sizeof(map), c->dscp, all_map),
+		 fmt_prios(pfc, sizeof(pfc), c->v[CFG(PFC)]),
+		 fmt_prios(ecn, sizeof(ecn), c->v[CFG(ECN)]),
+		 c->v[CFG(CNP)] ? "on" : "off", c->v[CFG(CNP_INTERVAL)],
+		 c->v[CFG(CNP_DSCP)], fmt_wd(wd, sizeof(wd), c));
+}
+
+/* --- a policy's hardware part -------------------------------------------- */
+
+/* The app table entries the policy asks for: DSCP d to one priority, or none. */
+static uint8_t hw_want(const struct ft_policy_cfg *c, unsigned int d)
+{
+	return c->v[CFG(TRUST)] == FABTRACE_TRUST_DSCP ? 1u << c->dscp[d] : 0;
+}
+
+/*
+ * An app table as fmt_map() writes a map, "none" if it is empty: entries
+ * apart from DSCP d to d>>3 are "d:p", "d:p+q" (several) or "d:-" (none).
+ */
+static const char *fmt_hw_map(char *buf, size_t len, const uint8_t *prios)
+{
+	size_t n;
+	unsigned int d, p;
+	bool any = false;
+
+	for (d = 0; d < 64; d++)
+		any |= prios[d] != 0;
+	if (!any)
+		return "none";
+	n = snprintf(buf, len, "default");
+	for (d = 0; d < 64 && n < len; d++) {
+		if (prios[d] == 1u << (d >> 3))
+			continue;
+		n += snprintf(buf + n, len - n, ",%u:", d);
+		if (!prios[d] && n < len)
+			n += snprintf(buf + n, len - n, "-");
+		for (p = 0; p < 8 && n < len; p++)
+			if (prios[d] & (1u << p))
+				n += snprintf(buf + n, len - n, "%s%u",
+					      prios[d] & ((1u << p) - 1) ? "+" : "", p);
+	}
+	return buf;
+}
+
+/* " pfc 3 (hw 3,5)": the hardware's values where they differ from @c. */
+static bool print_hw_diff(struct out *o, const struct ft_policy_hw *hw,
+			  const struct ft_policy_cfg *c)
+{
+	char a[512], b[512];
+	uint8_t want[64];
+	unsigned int d;
+	bool differ = false;
+
+	if (hw->pfc != c->v[CFG(PFC)]) {
+		out_text(o, " pfc %s (hw %s)", fmt_prios(a, sizeof(a), c->v[CFG(PFC)]),
+			 fmt_prios(b, sizeof(b), hw->pfc));
+		differ = true;
+	}
+	for (d = 0; d < 64; d++)
+		want[d] = hw_want(c, d);
+	if (memcmp(want, hw->dscp, sizeof(want))) {
+		out_text(o, " app %s (hw %s)", fmt_hw_map(a, sizeof(a), want),
+			 fmt_hw_map(b, sizeof(b), hw->dscp));
+		differ = true;
+	}
+	if (hw->has_trust && hw->trust != c->v[CFG(TRUST)]) {
+		out_text(o, " trust %s (hw %s)",
+			 kw_text(ft_kw_trust, c->v[CFG(TRUST)], a, sizeof(a)),
+			 kw_text(ft_kw_trust, hw->trust, b, sizeof(b)));
+		differ = true;
+	}
+	return differ;
+}
+
+static void print_hw_json(struct out *o, const struct ft_policy_hw *hw)
+{
+	char buf[32];
+	unsigned int d;
+
+	out_obj_begin(o, "hw");
+	/* the values are those of the last read, if it worked */
+	if (hw->has_values) {
+		print_prios_json(o, "pfc", hw->pfc);
+		out_u64(o, PRINT_JSON, "pfc_cap", NULL, hw->pfc_cap);
+		if (hw->has_trust)
+			out_str(o, PRINT_JSON, "trust", NULL,
+				kw_text(ft_kw_trust, hw->trust, buf, sizeof(buf)));
+		out_arr_begin(o, "dscp_prio");
+		for (d = 0; d < 64; d++)
+			print_prios_json(o, NULL, hw->dscp[d]);
+		out_arr_end(o);
+	}
+	if (hw->error) {
+		out_u64(o, PRINT_JSON, "error", NULL, hw->error);
+		out_str(o, PRINT_JSON, "error_op", NULL, hw->error_op);
+	}
+	out_obj_end(o);
+}
+
+/* What the hardware reports, under a policy's own lines (text). */
+static void print_hw_text(struct out *o, const struct ft_policy_hw *hw,
+			  const struct ft_policy_cfg *c)
+{
+	char pfc[32], trust[32], map[512];
+
+	if (hw->error)
+		out_text(o, "    hw error: %s: %s\n", hw->error_op, strerror((int)hw->error));
+	if (!hw->has_values) {
+		out_text(o, "    hw unknown: its last read failed\n");
+		return;
+	}
+	out_text(o, "    hw pfc %s pfc-cap %u", fmt_prios(pfc, sizeof(pfc), hw->pfc),
+		 hw->pfc_cap);
+	if (hw->has_trust)
+		out_text(o, " trust %s", kw_text(ft_kw_trust, hw->trust, trust, sizeof(trust)));
+	out_text(o, " app %s\n", fmt_hw_map(map, sizeof(map), hw->dscp));
+	out_text(o, "    hw differs:");
+	if (!print_hw_diff(o, hw, c))
+		out_text(o, " no");
+	out_text(o, "\n");
+}
+
+/* A policy-drift's fields: where the hardware differs, or that it does not. */
+void print_policy_drift(struct out *o, const struct ft_policy_hw *hw,
+			const struct ft_policy_cfg *c)
+{
+	if (out_is_json(o)) {
+		out_obj_begin(o, "policy");
+		print_cfg_json(o, c);
+		out_obj_end(o);
+		print_hw_json(o, hw);
+		return;
+	}
+	if (!print_hw_diff(o, hw, c))
+		out_text(o, " hw matches the policy again");
+}
+
+void print_policy(struct out *o, const struct ft_policy_rec *r, bool all_map)
+{
+	const struct ft_policy_cfg *c = &r->cfg;
+	char buf[32], pfc[32], ecn[32], wd[64], map[512];
+
+	out_obj_begin(o, NULL);
+	print_port_of(o, r->dev, r->dev_index, r->port, r->netdev, r->ifindex);
+	out_str(o, PRINT_ANY, "dcb", " dcb %s", kw_text(ft_kw_dcb, r->dcb, buf, sizeof(buf)));
+	if (out_is_json(o)) {
+		print_cfg_json(o, c);
+		if (r->hw.present)
+			print_hw_json(o, &r->hw);
+	} else {
+		out_text(o, "\n    trust %s pfc %s ecn %s cnp %s cnp-interval %u cnp-dscp %u\n",
+			 kw_text(ft_kw_trust, c->v[CFG(TRUST)], buf, sizeof(buf)),
+			 fmt_prios(pfc, sizeof(pfc), c->v[CFG(PFC)]),
+			 fmt_prios(ecn, sizeof(ecn), c->v[CFG(ECN)]),
+			 c->v[CFG(CNP)] ? "on" : "off", c->v[CFG(CNP_INTERVAL)],
+			 c->v[CFG(CNP_DSCP)]);
+		out_text(o, "    pfc-watchdog %s action %s\n    dscp-map %s\n",
+			 fmt_wd(wd, sizeof(wd), c),
+			 kw_text(wd_action_kw, c->v[CFG(WD_ACTION)], buf, sizeof(buf)),
+			 fmt_map(map, sizeof(map), c->dscp, all_map));
+		if (r->hw.present)
+			print_hw_text(o, &r->hw, c);
+	}
+	out_obj_end(o);
+}
+
+/* One "policy set" line that gives the port this policy. */
+void print_policy_command(struct out *o, const struct ft_policy_rec *r)
+{
+	char dev[OUT_ESC_SIZE(FT_NAME_LEN)], args[1024], line[1200];
+
+	fmt_cfg_args(args, sizeof(args), &r->cfg, false);
+	snprintf(line, sizeof(line), "policy set dev %s port %u%s",
+		 out_esc(dev, sizeof(dev), r->dev), r->port, args);
+	out_obj_begin(o, NULL);
+	out_str(o, PRINT_ANY, "command", "%s\n", line);
+	out_obj_end(o);
+}
+
+static void change(struct out *o, const char *key, const char *a, const char *b)
+{
+	if (strcmp(a, b))
+		out_text(o, " %s %s->%s", key, a, b);
+}
+
+/* "ecn none->3 cnp-interval 50->100": the fields that changed. */
+void print_policy_change(struct out *o, const struct ft_policy_cfg *old,
+			 const struct ft_policy_cfg *new)
+{
+	char a[512], b[512];
+
+	if (out_is_json(o)) {
+		out_obj_begin(o, "old");
+		print_cfg_json(o, old);
+		out_obj_end(o);
+		out_obj_begin(o, "new");
+		print_cfg_json(o, new);
+		out_obj_end(o);
+		return;
+	}
+	change(o, "trust", kw_text(ft_kw_trust, old->v[CFG(TRUST)], a, sizeof(a)),
+	       kw_text(ft_kw_trust, new->v[CFG(TRUST)], b, sizeof(b)));
+	change(o, "dscp-map", fmt_map(a, sizeof(a), old->dscp, false),
+	       fmt_map(b, sizeof(b), new->dscp, false));
+	change(o, "pfc", fmt_prios(a, sizeof(a), old->v[CFG(PFC)]),
+	       fmt_prios(b, sizeof(b), new->v[CFG(PFC)]));
+	change(o, "ecn", fmt_prios(a, sizeof(a), old->v[CFG(ECN)]),
+	       fmt_prios(b, sizeof(b), new->v[CFG(ECN)]));
+	change(o, "cnp", old->v[CFG(CNP)] ? "on" : "off", new->v[CFG(CNP)] ? "on" : "off");
+	snprintf(a, sizeof(a), "%u", old->v[CFG(CNP_INTERVAL)]);
+	snprintf(b, sizeof(b), "%u", new->v[CFG(CNP_INTERVAL)]);
+	change(o, "cnp-interval", a, b);
+	snprintf(a, sizeof(a), "%u", old->v[CFG(CNP_DSCP)]);
+	snprintf(b, sizeof(b), "%u", new->v[CFG(CNP_DSCP)]);
+	change(o, "cnp-dscp", a, b);
+	change(o, "pfc-watchdog", fmt_wd(a, sizeof(a), old), fmt_wd(b, sizeof(b), new));
+}
+
+/* --- PFC counters -------------------------------------------------------- */
+
+#define PV(p, a)	((p)->v[FABTRACE_A_PFC_PRIO_##a])
+
+static const struct kw pfc_state_kw[] = {
+	{ "idle", FABTRACE_PFC_STATE_IDLE },
+	{ "paused", FABTRACE_PFC_STATE_PAUSED },
+	{ "storm", FABTRACE_PFC_STATE_STORM },
+	{ NULL, 0 }
+};
+
+static void print_prio(struct out *o, const struct ft_pfc_prio_rec *p)
+{
+	char buf[32];
+
+	out_obj_begin(o, NULL);
+	out_u64(o, PRINT_ANY, "prio", "    prio %llu", PV(p, PRIO));
+	out_count(o, PRINT_ANY, "frames", " frames %s", PV(p, FRAMES));
+	out_count(o, PRINT_ANY, "xoff", " xoff %s", PV(p, XOFF));
+	out_count(o, PRINT_ANY, "xon", " xon %s", PV(p, XON));
+	out_u64(o, PRINT_JSON, "quanta", NULL, PV(p, QUANTA));
+	out_u64(o, PRINT_JSON, "paused_ns", NULL, PV(p, PAUSED_NS));
+	if (out_numeric(o))
+		out_text(o, " paused %lluns", (unsigned long long)PV(p, PAUSED_NS));
+	else
+		out_text(o, " paused %s", fmt_duration(buf, sizeof(buf), PV(p, PAUSED_NS)));
+	out_count(o, PRINT_ANY, "unexpected", " unexpected %s", PV(p, UNEXPECTED));
+	out_count(o, PRINT_ANY, "storms", " storms %s", PV(p, STORMS));
+	out_str(o, PRINT_ANY, "state", " state %s",
+		kw_text(pfc_state_kw, PV(p, STATE), buf, sizeof(buf)));
+	out_u64(o, PRINT_ANY, "qps", " qps %llu\n", PV(p, QPS));
+	out_obj_end(o);
+}
+
+void print_pfc(struct out *o, const struct ft_pfc_rec *r, bool all)
+{
+	unsigned int i;
+
+	out_obj_begin(o, NULL);
+	print_port_of(o, r->dev, r->dev_index, r->port, r->netdev, r->ifindex);
+	out_u64(o, PRINT_JSON, "speed", NULL, r->speed);
+	if (r->speed)
+		out_text(o, " speed %uMb/s", r->speed);
+	else
+		out_text(o, " speed unknown");
+	out_count(o, PRINT_ANY, "malformed", " malformed %s", r->malformed);
+	out_count(o, PRINT_ANY, "pause", " pause %s\n", r->pause);
+	out_arr_begin(o, "prio");
+	for (i = 0; i < 8; i++) {
+		const struct ft_pfc_prio_rec *p = &r->prio[i];
+
+		if (!(r->have_prio & (1u << i)))
+			continue;
+		/* in text, the quiet ones only with -s */
+		if (!out_is_json(o) && !all && !PV(p, FRAMES) && !PV(p, QPS) &&
+		    PV(p, STATE) == FABTRACE_PFC_STATE_IDLE)
+			continue;
+		print_prio(o, p);
+	}
+	out_arr_end(o);
+	out_obj_end(o);
+}
+
+/* --- events -------------------------------------------------------------- */
 
 static bool kind_has_count(uint32_t kind)
 {
@@ -430,14 +820,7 @@ void print_event(struct out *o, const struct ft_event_rec *e)
 		fprintf(fp, " suppressed %llu", (unsigned long long)e->suppressed);
 	if (e->kind == FABTRACE_EVENT_KIND_QP_DESTROY &&
 	    (e->have & (FT_EV_HAVE_TX | FT_EV_HAVE_RX))) {
-		out_count(o, PRINT_FP, NULL, " tx packets %s",
-			  e->tx.v[FABTRACE_A_TRAFFIC_PACKETS]);
-		out_bytes(o, PRINT_FP, NULL, " bytes %s",
-			  e->tx.v[FABTRACE_A_TRAFFIC_BYTES]);
-		out_count(o, PRINT_FP, NULL, " rx packets %s",
-			  e->rx.v[FABTRACE_A_TRAFFIC_PACKETS]);
-		out_bytes(o, PRINT_FP, NULL, " bytes %s",
-			  e->rx.v[FABTRACE_A_TRAFFIC_BYTES]);
+		print_packets_bytes(o, " ", " ", &e->tx, &e->rx);
 	}
 	fputc('\n', fp);
 	fflush(fp);

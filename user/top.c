@@ -186,9 +186,8 @@ static const char *rate_txt(const struct top *t, char *buf, size_t len, double v
 static void print_text(struct top *t, size_t n, size_t total, uint64_t real,
 		       uint64_t elapsed_ns)
 {
-	char ts[FT_FMT_LEN], qpn[16], pid[16], peer[FT_FMT_LEN], dev[OUT_ESC_SIZE(FT_NAME_LEN)];
-	char name[OUT_ESC_SIZE(FT_COMM_LEN)], comm[OUT_ESC_SIZE(FT_COMM_LEN) + 2];
-	char v[8][FT_FMT_LEN];
+	char ts[FT_FMT_LEN], v[8][FT_FMT_LEN];
+	struct qp_cells c;
 	size_t i;
 
 	if (t->screen)
@@ -201,20 +200,9 @@ static void print_text(struct top *t, size_t n, size_t total, uint64_t real,
 	for (i = 0; i < n; i++) {
 		const struct qp_rate *q = &t->rates[i];
 		const struct ft_qp_rec *r = q->r;
-		bool kernel = r->flags & FABTRACE_QP_FLAGS_KERNEL;
 
-		snprintf(qpn, sizeof(qpn), "%u", r->qpn);
-		if (kernel)
-			snprintf(pid, sizeof(pid), "-");
-		else
-			snprintf(pid, sizeof(pid), "%u", r->pid);
-		/* what out_str() would do: the kernel's strings escaped */
-		out_esc(dev, sizeof(dev), r->dev);
-		snprintf(comm, sizeof(comm), kernel ? "[%s]" : "%s",
-			 out_esc(name, sizeof(name), r->comm));
-		fmt_peer(peer, sizeof(peer), (r->have & FT_QP_HAVE_PEER) ? r->peer : NULL,
-			 r->have & FT_QP_HAVE_RQPN, r->remote_qpn);
-		printf(TOP_ROW_FMT, dev, qpn, pid, comm, peer,
+		fmt_qp_cells(&c, r);
+		printf(TOP_ROW_FMT, c.dev, c.qpn, c.pid, c.comm, c.peer,
 		       rate_txt(t, v[0], FT_FMT_LEN, q->tx_pps, false),
 		       rate_txt(t, v[1], FT_FMT_LEN, q->rx_pps, false),
 		       rate_txt(t, v[2], FT_FMT_LEN, q->tx_bps, true),

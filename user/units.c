@@ -40,24 +40,24 @@ static const char *human(char *buf, size_t len, double v, double base,
 	}
 }
 
+/* A whole number: exact below 1000 ("999", "999B"), else as human() writes it. */
+static const char *human_u64(char *buf, size_t len, uint64_t v, double base,
+			     const char *const *units, unsigned int nunits)
+{
+	if (v >= 1000)
+		return human(buf, len, (double)v, base, units, nunits);
+	snprintf(buf, len, "%llu%s", (unsigned long long)v, units[0]);
+	return buf;
+}
+
 const char *fmt_count(char *buf, size_t len, uint64_t v)
 {
-	if (v < 1000) {
-		snprintf(buf, len, "%llu", (unsigned long long)v);
-		return buf;
-	}
-	return human(buf, len, (double)v, 1000, count_units,
-		     ARRAY_SIZE(count_units));
+	return human_u64(buf, len, v, 1000, count_units, ARRAY_SIZE(count_units));
 }
 
 const char *fmt_bytes(char *buf, size_t len, uint64_t v)
 {
-	if (v < 1000) {
-		snprintf(buf, len, "%lluB", (unsigned long long)v);
-		return buf;
-	}
-	return human(buf, len, (double)v, 1024, byte_units,
-		     ARRAY_SIZE(byte_units));
+	return human_u64(buf, len, v, 1024, byte_units, ARRAY_SIZE(byte_units));
 }
 
 const char *fmt_rate(char *buf, size_t len, double v)
