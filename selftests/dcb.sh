@@ -130,8 +130,9 @@ ktap_result "a set pushes the policy back over the drift, and says the drift end
 	    [e for e in d if e['kind'] == 'policy-drift'][2]['hw']['dscp_prio'][10] == [1]" \
 	"$T/4.app" "$T/4.pfc" "$T/4.json" "$T/ev.arr.json"
 
-# A driver that refuses: the request fails with the operation named, the
-# software policy stands, the hardware is shown as it is.
+# A driver that refuses: the software policy stands, the command warns
+# naming the operation and exits 2 (not 1: something was set), the
+# hardware is shown as it is.
 echo 1 >/sys/module/ft_dcbnl/parameters/fail_setpfc
 rc=0
 fabtrace policy set dev rxe0 pfc 2 2>"$T/5.err" || rc=$?
@@ -139,8 +140,8 @@ log "refused: exit $rc: $(cat "$T/5.err")"
 echo 0 >/sys/module/ft_dcbnl/parameters/fail_setpfc
 show "$T/5.json"
 dcb_pfc "$T/5.pfc"
-ktap_result "ieee_setpfc refused: exit 1, the extack names it; dcb failed, software pfc 2, hw 3,4" \
-	py "$rc == 1 and 'DCBNL ieee_setpfc failed' in open('$T/5.err').read() and
+ktap_result "ieee_setpfc refused: exit 2, a warning names it; dcb failed, software pfc 2, hw 3,4" \
+	py "$rc == 2 and 'warning: DCBNL ieee_setpfc failed' in open('$T/5.err').read() and
 	    a[0]['dcb'] == 'failed' and a[0]['pfc'] == [2] and
 	    a[0]['hw']['pfc'] == [3, 4] and a[0]['hw']['error'] == 5 and
 	    a[0]['hw']['error_op'] == 'ieee_setpfc' and

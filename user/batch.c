@@ -61,7 +61,7 @@ int ft_batch(struct ft *ft, const struct cmd *objects, const char *path)
 	const char *why = NULL;
 	size_t cap = 0;
 	unsigned long n = 0;
-	int argc, ret = 0;
+	int argc, rc, ret = 0;
 
 	if (!fp) {
 		ft_err("-b %s: %s", path, strerror(errno));
@@ -78,11 +78,15 @@ int ft_batch(struct ft *ft, const struct cmd *objects, const char *path)
 		if (!argc)
 			continue;
 		argv[argc] = NULL;
-		if (cmd_dispatch(ft, objects, "object", "fabtrace help", argc, argv)) {
+		rc = cmd_dispatch(ft, objects, "object", "fabtrace help", argc, argv);
+		if (rc < 0) {
 			ft_err("%s:%lu: command failed, stopping", path, n);
 			ret = -1;
 			break;
 		}
+		/* a warning (a driver refused a policy): the next line still runs */
+		if (rc > 0)
+			ret = 1;
 	}
 	if (!ret && ferror(fp)) {
 		ft_err("-b %s: read error", path);

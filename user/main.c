@@ -225,5 +225,5 @@ int main(int argc, char **argv)
 		ft_err("cannot write the output");
 		ret = -1;
 	}
-	return ret ? FT_EXIT_ERR : FT_EXIT_OK;
+	return ret < 0 ? FT_EXIT_ERR : ret ? FT_EXIT_WARN : FT_EXIT_OK;
 }

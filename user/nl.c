@@ -57,8 +57,6 @@ static int err_cb(const struct nlmsghdr *nlh, void *arg)
 		errno = EBADMSG;
 		return MNL_CB_ERROR;
 	}
-	if (!e->error)
-		return MNL_CB_STOP;	/* the ack */
 	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
 		/* with NETLINK_CAP_ACK the request's payload is not echoed */
 		if (!(nlh->nlmsg_flags & NLM_F_CAPPED) &&
@@ -67,6 +65,9 @@ static int err_cb(const struct nlmsghdr *nlh, void *arg)
 		if (off < len)
 			extack_parse(r->nl, (const char *)e + off, len - off);
 	}
+	/* the ack: its extack, if any, is a warning (nl_do()) */
+	if (!e->error)
+		return MNL_CB_STOP;
 	r->nl->kernel_err = true;
 	errno = e->error < 0 ? -e->error : e->error;
 	return MNL_CB_ERROR;
@@ -241,6 +242,10 @@ int nl_do(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data,
 		if (!(err == -EINTR && ft_stop))
 			nl_perror(nl, err, what);
 		return -1;
+	}
+	if (nl->extack[0]) {
+		ft_err("warning: %s", nl->extack);
+		return 1;
 	}
 	return 0;
 }

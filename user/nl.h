@@ -76,7 +76,11 @@ int nl_process(struct nl *nl, void *buf, size_t len, unsigned int seq,
 int nl_dump(struct nl *nl, struct nlmsghdr *(*build)(struct nl *nl, void *data),
 	    mnl_cb_t cb, void (*restart)(void *data), void *data, const char *what);
 
-/* A do request: send, feed the reply to @cb; errors printed, 0 or -1. */
+/*
+ * A do request: send, feed the reply to @cb; errors printed.  0, -1, or 1
+ * when the kernel acked with a warning (printed), as policy-set does when
+ * the software policy stands and the port's driver refused it.
+ */
 int nl_do(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data,
 	  const char *what);
 

@@ -279,6 +279,10 @@ void print_dev(struct out *o, const struct ft_dev_rec *r, int stats)
 		out_u64(o, PRINT_ANY, "malformed", " malformed %llu", r->malformed);
 		out_bool(o, PRINT_FP, NULL, " hooked %s", r->hooked);
 		out_text(o, "\n");
+		if (r->have_drops)
+			print_nest(o, "rx_drops", "    ", ft_drop_keys,
+				   FABTRACE_A_DROPS_MALFORMED, FABTRACE_A_DROPS_OTHER,
+				   r->rx_drops.v);
 	} else {
 		print_packets_bytes(o, "    ", "  ", &r->tx, &r->rx);
 		out_text(o, "\n");
@@ -691,11 +695,14 @@ void print_pfc(struct out *o, const struct ft_pfc_rec *r, bool all)
 
 	out_obj_begin(o, NULL);
 	print_port_of(o, r->dev, r->dev_index, r->port, r->netdev, r->ifindex);
-	out_u64(o, PRINT_JSON, "speed", NULL, r->speed);
-	if (r->speed)
-		out_text(o, " speed %uMb/s", r->speed);
-	else
-		out_text(o, " speed unknown");
+	/* the netdev's speed is for readers in its network namespace */
+	if (r->have_speed) {
+		out_u64(o, PRINT_JSON, "speed", NULL, r->speed);
+		if (r->speed)
+			out_text(o, " speed %uMb/s", r->speed);
+		else
+			out_text(o, " speed unknown");
+	}
 	out_count(o, PRINT_ANY, "malformed", " malformed %s", r->malformed);
 	out_count(o, PRINT_ANY, "pause", " pause %s\n", r->pause);
 	out_arr_begin(o, "prio");

@@ -10,6 +10,17 @@
 #include "rec.h"
 #include "util.h"
 
+const char *const ft_drop_keys[FABTRACE_A_DROPS_MAX + 1] = {
+	[FABTRACE_A_DROPS_MALFORMED] = "malformed",
+	[FABTRACE_A_DROPS_UNKNOWN_QP] = "unknown_qp",
+	[FABTRACE_A_DROPS_QP_STATE] = "qp_state",
+	[FABTRACE_A_DROPS_ADDRESS] = "address",
+	[FABTRACE_A_DROPS_KEY] = "key",
+	[FABTRACE_A_DROPS_ICRC] = "icrc",
+	[FABTRACE_A_DROPS_MCAST] = "mcast",
+	[FABTRACE_A_DROPS_OTHER] = "other",
+};
+
 const char *const ft_traffic_keys[FABTRACE_A_TRAFFIC_MAX + 1] = {
 	[FABTRACE_A_TRAFFIC_PACKETS] = "packets",
 	[FABTRACE_A_TRAFFIC_BYTES] = "bytes",
@@ -149,6 +160,13 @@ static void parse_traffic(const struct nlattr *nest, struct ft_traffic *t)
 	mnl_attr_parse_nested(nest, counters_cb, &c);
 }
 
+static void parse_drops(const struct nlattr *nest, struct ft_drops *d)
+{
+	struct counters c = { d->v, FABTRACE_A_DROPS_MAX };
+
+	mnl_attr_parse_nested(nest, counters_cb, &c);
+}
+
 static void parse_naks(const struct nlattr *nest, struct ft_naks *n)
 {
 	struct counters c = { n->v, FABTRACE_A_NAK_MAX };
@@ -278,6 +296,10 @@ static int dev_cb(const struct nlattr *a, void *data)
 			r->hooked = mnl_attr_get_u8(a);
 		else if (get_uint(a, &v))
 			r->hooked = v;
+		break;
+	case FABTRACE_A_DEV_RX_DROPS:
+		parse_drops(a, &r->rx_drops);
+		r->have_drops = true;
 		break;
 	}
 	return MNL_CB_OK;
@@ -593,7 +615,7 @@ static int pfc_cb(const struct nlattr *a, void *data)
 		get_u32(a, &r->ifindex);
 		break;
 	case FABTRACE_A_PFC_SPEED:
-		get_u32(a, &r->speed);
+		r->have_speed = get_u32(a, &r->speed);
 		break;
 	case FABTRACE_A_PFC_MALFORMED:
 		get_uint(a, &r->malformed);

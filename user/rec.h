@@ -53,12 +53,21 @@ struct ft_port {
 #define FT_PORT_HAVE_NETDEV	(1u << 4)
 #define FT_PORT_HAVE_IFINDEX	(1u << 5)
 
+/* Received packets rxe dropped, by why (soft-RoCE). */
+struct ft_drops {
+	uint64_t v[FABTRACE_A_DROPS_MAX + 1];
+};
+
+extern const char *const ft_drop_keys[FABTRACE_A_DROPS_MAX + 1];
+
 struct ft_dev_rec {
 	uint32_t index, qps, retained;
 	char name[FT_NAME_LEN], driver[FT_NAME_LEN];
 	uint64_t node_guid;	/* host order */
 	bool hooked;
+	bool have_drops;	/* rx_drops came (a tapped device) */
 	struct ft_traffic tx, rx;
+	struct ft_drops rx_drops;
 	uint64_t unknown_tx, unknown_rx, malformed;
 	unsigned int nports;
 	struct ft_port ports[FT_MAX_PORTS];
@@ -127,6 +136,7 @@ struct ft_pfc_prio_rec {
 
 struct ft_pfc_rec {
 	uint32_t dev_index, port, ifindex, speed;
+	bool have_speed;		/* not to readers in another netns */
 	uint64_t malformed, pause;
 	char dev[FT_NAME_LEN];
 	char netdev[FT_IFNAME_LEN];

@@ -12,6 +12,11 @@
 /* Exit status: everything that is not success is 1, usage errors included. */
 #define FT_EXIT_OK	0
 #define FT_EXIT_ERR	1
+/*
+ * Done, with a warning from the kernel: a policy set stands in software,
+ * and the port's driver refused it (a command returns a positive value).
+ */
+#define FT_EXIT_WARN	2
 
 /* "fabtrace: <message>" on stderr, one line. */
 void ft_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
