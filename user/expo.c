@@ -370,6 +370,20 @@ static void device_families(struct prom *p, const struct expo_in *in)
 		    "Packets received for a QP number with no entry.", r->unknown_rx);
 	DEV_COUNTER("fabtrace_device_malformed_packets_total",
 		    "Packets the parser rejected (truncated, not RoCEv2).", r->malformed);
+	prom_family(p, "fabtrace_device_rx_dropped_packets_total", "counter",
+		    "Received packets the driver (soft-RoCE) dropped, by the first check each failed.");
+	for (i = 0; i < in->ndevs; i++) {
+		const struct ft_dev_rec *r = &in->devs[i];
+
+		if (!r->have_drops)
+			continue;
+		l[0] = (struct prom_label){ "device", r->name };
+		for (k = FABTRACE_A_DROPS_MALFORMED; k <= FABTRACE_A_DROPS_OTHER; k++) {
+			l[1] = (struct prom_label){ "reason", ft_drop_keys[k] };
+			prom_u64(p, "fabtrace_device_rx_dropped_packets_total", l, 2,
+				 r->rx_drops.v[k]);
+		}
+	}
 #undef DEV_COUNTER
 #undef DEV_GAUGE
 #undef DEV_SERIES
