@@ -63,11 +63,7 @@ static int put_port_kind(struct sk_buff *skb, const struct ft_event *e)
 
 static int event_fill(struct sk_buff *skb, const struct ft_event *e)
 {
-	void *hdr;
-
-	hdr = genlmsg_put(skb, 0, 0, &fabtrace_nl_family, 0, FABTRACE_CMD_QP_EVENT);
-	if (!hdr ||
-	    ft_nl_put_u64(skb, FABTRACE_A_EVENT_SEQ, ++ev_seq, FABTRACE_A_EVENT_PAD) ||
+	if (ft_nl_put_u64(skb, FABTRACE_A_EVENT_SEQ, ++ev_seq, FABTRACE_A_EVENT_PAD) ||
 	    nla_put_u32(skb, FABTRACE_A_EVENT_KIND, e->kind) ||
 	    ft_nl_put_u64(skb, FABTRACE_A_EVENT_TIME, ft_nl_realtime(e->time),
 			  FABTRACE_A_EVENT_PAD))
@@ -96,6 +92,7 @@ static int event_fill(struct sk_buff *skb, const struct ft_event *e)
 int ft_nl_event_send(const struct ft_event *e)
 {
 	struct sk_buff *skb;
+	void *hdr;
 	int err;
 
 	if (!genl_has_listeners(&fabtrace_nl_family, &init_net,
@@ -104,14 +101,16 @@ int ft_nl_event_send(const struct ft_event *e)
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!skb)
 		return -ENOMEM;
-	err = event_fill(skb, e);
+	hdr = genlmsg_put(skb, 0, 0, &fabtrace_nl_family, 0, FABTRACE_CMD_QP_EVENT);
+	err = hdr ? event_fill(skb, e) : -EMSGSIZE;
 	if (err) {
 		/* its number is not used: the next event takes it */
-		ev_seq--;
+		if (hdr)
+			ev_seq--;
 		nlmsg_free(skb);
 		return err;
 	}
-	genlmsg_end(skb, nlmsg_data(nlmsg_hdr(skb)));
+	genlmsg_end(skb, hdr);
 	err = genlmsg_multicast(&fabtrace_nl_family, skb, 0,
 				FABTRACE_NLGRP_EVENTS, GFP_KERNEL);
 	if (err == -ESRCH)
