@@ -43,6 +43,11 @@
 CONG_LIB=$(readlink -f "${BASH_SOURCE[0]}")
 CONG_CLI=${CONG_CLI:-$(command -v fabtrace || echo "${FT_REPO:-}/user/fabtrace")}
 CONG_DEV=rxe0
+# cong_oracle SUBCOMMAND ARGS...: selftests/oracle.py (the system python3:
+# pyenv's shim costs a shell and a fork per call under TCG)
+cong_oracle() {
+	/usr/bin/python3 "${CONG_LIB%/*}/oracle.py" "$@"
+}
 
 # ---- setup ---------------------------------------------------------------
 
@@ -275,81 +280,15 @@ cong_cap_dropped() {
 	     }' "$CONG_OUT/$1.tcpdump"
 }
 
-# cong_pcap_summary PCAP [CUTS]: tshark decodes the capture; the summary is JSON
-# {"frames": N, "qp": {"IP/QPN": {counts}}} keyed by destination address and
-# BTH destination QP (decimal): both nodes number their QPs from 17.  Counts: pkts, ect (ECN != 0), ce (ECN == 3), req (requests),
-# req_distinct/req_repeat (request PSNs seen the first time / again),
-# send, write, ack (AETH ACK), nak_seq, nak_rnr, nak_other, cnp (0x81),
-# send_psns (the PSNs of SEND packets, in order).
-# CUTS (a JSON file {"IP/QPN": seconds since the epoch}) gives the time a
-# QP of the capturing node was destroyed: its packets captured more than
-# 1 ms later count as "late" (for no QP: rxe drops them) and nothing else;
-# those within 1 ms of it also as "edge" (either side of the destruction).
+# cong_pcap_summary PCAP [CUTS]: tshark decodes the capture (PCAP.tsv:
+# oracle.py's TSV_FIELDS); the summary is JSON {"frames": N, "qp": {"IP/QPN":
+# {counts}}} keyed by destination address and BTH destination QP: oracle.py's
+# pcap_summary() says what each count is, and what CUTS (a JSON file
+# {"IP/QPN": seconds since the epoch}, when a QP of the capturing node was
+# destroyed) does to them.
 cong_pcap_summary() {
-	tshark -n -r "$1" -Y infiniband -T fields -E separator=/t \
-		-e ip.dst -e infiniband.bth.destqp -e infiniband.bth.opcode \
-		-e infiniband.bth.psn -e ip.dsfield.ecn -e infiniband.aeth.syndrome \
-		-e frame.time_epoch 2>/dev/null | python3 -c '
-import json, sys
-qps, frames = {}, 0
-cuts = json.load(open(sys.argv[1])) if len(sys.argv) > 1 and sys.argv[1] else {}
-def num(s):
-    s = s.split(",")[0]
-    return int(s, 0) if s else None
-for line in sys.stdin:
-    f = line.rstrip("\n").split("\t")
-    if len(f) < 7 or not f[1]:
-        continue
-    frames += 1
-    qpn, op, psn, ecn, syn = num(f[1]), num(f[2]), num(f[3]), num(f[4]) or 0, num(f[5])
-    key = "%s/%d" % (f[0], qpn)
-    q = qps.setdefault(key, {k: 0 for k in ("pkts", "ect", "ce", "req",
-        "req_distinct", "req_repeat", "send", "write", "ack", "nak_seq",
-        "nak_rnr", "nak_other", "cnp", "late", "edge")})
-    q.setdefault("psns", set())
-    q.setdefault("send_psns", [])
-    if key in cuts:
-        t = float(f[6])
-        if t > cuts[key] + 0.001:
-            q["late"] += 1
-            continue
-        if t > cuts[key] - 0.001:
-            q["edge"] += 1
-    q["pkts"] += 1
-    if ecn:
-        q["ect"] += 1
-    if ecn == 3:
-        q["ce"] += 1
-    if op == 0x81:
-        q["cnp"] += 1
-        continue
-    low = op & 0x1f
-    if low <= 0x0c or low in (0x13, 0x14, 0x16, 0x17, 0x1c, 0x1d):
-        q["req"] += 1
-        if psn in q["psns"]:
-            q["req_repeat"] += 1
-        else:
-            q["psns"].add(psn)
-            q["req_distinct"] += 1
-        if low <= 0x05 or low in (0x16, 0x17):
-            q["send"] += 1
-            q["send_psns"].append(psn)
-        elif low <= 0x0b:
-            q["write"] += 1
-    elif low == 0x11 and syn is not None:
-        kind = syn >> 5
-        if kind == 0:
-            q["ack"] += 1
-        elif kind == 1:
-            q["nak_rnr"] += 1
-        elif kind == 3 and (syn & 0x1f) == 0:
-            q["nak_seq"] += 1
-        else:
-            q["nak_other"] += 1
-for q in qps.values():
-    del q["psns"]
-print(json.dumps({"frames": frames, "qp": qps}))
-' "${2:-}"
+	cong_oracle tsv "$1" "$1.tsv" || return 1
+	cong_oracle pcap-summary --tsv "$1.tsv" ${2:+--cuts "$2"}
 }
 
 # cong_cuts QPS_FILE IP: the CUTS of cong_pcap_summary for the destroyed QPs
@@ -441,19 +380,7 @@ cong_mon_stop() {
 
 # cong_json_lines FILE: every line is one JSON object.
 cong_json_lines() {
-	python3 -c '
-import json, sys
-n = 0
-for i, line in enumerate(open(sys.argv[1]), 1):
-    try:
-        o = json.loads(line)
-    except ValueError as e:
-        sys.exit("line %d: not JSON (%s): %r" % (i, e, line[:200]))
-    if not isinstance(o, dict):
-        sys.exit("line %d: not an object" % i)
-    n += 1
-sys.exit(0 if n else "no lines")
-' "$1"
+	cong_oracle json-lines "$1"
 }
 
 # ---- counters --------------------------------------------------------------

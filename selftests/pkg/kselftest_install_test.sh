@@ -39,7 +39,7 @@ layout() {
 	for t in "${tests[@]}" faults.sh; do
 		[ -x "$KS/fabtrace/$t" ] || { echo "# missing or not executable: fabtrace/$t"; bad=1; }
 	done
-	for f in lib.sh lib-oracle.sh lib-cong.sh config settings ftpeer nl_fuzz \
+	for f in lib.sh lib-oracle.sh lib-cong.sh oracle.py config settings ftpeer nl_fuzz \
 		build/selftests/progs/ft_qps build/selftests/nl_fuzz; do
 		[ -e "$KS/fabtrace/$f" ] || { echo "# missing: fabtrace/$f"; bad=1; }
 	done
