@@ -57,7 +57,7 @@ export TOP BUILD KVERS
 
 .PHONY: all modules bench-modules test-modules user check vm-test test demo demo-run bench deps install \
 	uninstall install-user uninstall-user clean style sparse spec-check help fresh-check \
-	fuzz test-debug dkms-src dkms-install dkms-uninstall dkms-check deb
+	fuzz test-debug dkms-src dkms-install dkms-uninstall dkms-check deb harness
 
 all: modules user
 
@@ -299,6 +299,9 @@ spec-check: $(BUILD)/tools/.stamp
 spec-gen: $(BUILD)/tools/.stamp
 	$(TOP)/Documentation/netlink/gen.sh
 
+# The kselftest harness the C tests use (selftests/, selftests/pure/, user/tests/).
+HARNESS_H := tools/testing/selftests/kselftest_harness.h tools/testing/selftests/kselftest.h
+
 # Kernel tools we borrow (checkpatch, ynl-gen) come from Debian's
 # linux-source-6.12; extract only what we need.
 $(BUILD)/tools/.stamp:
@@ -307,13 +310,20 @@ $(BUILD)/tools/.stamp:
 		--strip-components=1 --wildcards \
 		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
 		'*/scripts/const_structs.checkpatch' '*/tools/net/ynl/*' \
-		'*/tools/testing/selftests/kselftest_harness.h' \
-		'*/tools/testing/selftests/kselftest.h' \
+		$(addprefix '*/,$(addsuffix ',$(HARNESS_H))) \
 		'*/Documentation/netlink/*.yaml' '*/MAINTAINERS'
 	@# ECT (ECN-capable transport) is a word here, not a typo of "etc"
 	grep -v '^ect->' /usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt \
 		> $(BUILD)/tools/codespell.txt
 	@touch $@
+
+# The harness alone (user/Makefile asks for it when it is not there yet):
+# what a build of the Debian package, which runs the CLI's unit tests,
+# needs of linux-source.
+harness:
+	@test -e $(BUILD)/tools/$(firstword $(HARNESS_H)) || { mkdir -p $(BUILD)/tools && \
+		tar -xf /usr/src/linux-source-6.12.tar.xz -C $(BUILD)/tools \
+		--strip-components=1 --wildcards $(addprefix '*/,$(addsuffix ',$(HARNESS_H))); }
 
 # dcb(8) with apptrust (iproute2 6.2 on) for selftests/dcb.sh: bookworm-
 # backports' iproute2, unpacked here, never installed over Debian 12's.

@@ -8,7 +8,6 @@ set -euo pipefail
 
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/lib.sh"
-. "$HERE/lib-oracle.sh"
 FTPEER=${FTPEER:-$HERE/../build/selftests/ftpeer}
 [ -x "$FTPEER" ] || fail_all "no ftpeer at $FTPEER (make -C selftests all)"
 
@@ -18,7 +17,7 @@ cleanup() {
 	[ -z "$agent" ] || kill "$agent" 2>/dev/null || true
 	rm -rf "$work"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 ktap_plan 47
 
@@ -111,48 +110,43 @@ ktap_result "vm-test.sh: a kernel without an image fails and says why" \
 ktap_result "make: no kernel headers fails and names make deps" \
 	loud "no kernel headers.*make deps" make -s -C "$HERE/.." demo-run KVERS=
 
-# ---- the retention checker ------------------------------------------------
-# Synthetic reads of one destroyed QP (retain_ms 1000, slack 500): the
-# checker must fail an entry still read after the deadline and one gone
-# early, and must not blame a first read that only started late.
-retain_case() {
-	local d=$work/ret-$1
+# ---- lib.sh: the end of a test -------------------------------------------
+# A test's background jobs are stopped and its cleanups run, last added
+# first, however it ends; its exit status stands.  Under set -e, a command
+# that fails ends it with a bail-out that names it, never with status 4.
+mk ends.sh '. '"$HERE"'/lib.sh
+set -euo pipefail
+sleep 301 & bg_add $!
+echo "job $!" >'"$work"'/ends.pid
+at_exit echo first added
+at_exit eval "echo second added; false"
+echo body
+exit ${1:-0}'
+ends() {
+	local want=$1 rc=0
 
-	mkdir -p "$d"
-	"$OR_PY3" - "$d" "$2" <<'PY'
-import json, sys
-d, reads = sys.argv[1], sys.argv[2]
-ms, t = 1000000, 10**12
-q = {"qpn": 17, "flags": ["destroyed"], "state": "rts", "pid": 7, "comm": "ft_qps",
-     "create_time": t - ms, "destroy_time": t,
-     "tx": {"bytes": 100, "packets": 2}, "rx": {"bytes": 0, "packets": 0}}
-def snap(qps, retained, pkts):
-    return {"qps": qps, "rxe": [{"sent_pkts": pkts, "rcvd_pkts": 0}],
-            "stats": {"retained": retained, "retain_ms": 1000}, "dev": [{"retained": retained}]}
-json.dump(snap([], 0, 0), open(d + "/s0.json", "w"))
-json.dump(snap([q], 1, 2), open(d + "/s1.json", "w"))
-json.dump(snap([], 0, 2), open(d + "/s2.json", "w"))
-json.dump({"pid": 7, "qps": [{"qpn": 17, "kind": "initiator", "bytes": 100, "remote_qpn": 18}]},
-          open(d + "/qps.json", "w"))
-open(d + "/times", "w").write("%d %d\n" % (t - 2 * ms, t + ms))
-with open(d + "/polls", "w") as f:
-    for r in reads.split():
-        at, seen = r.split(":")
-        us = (t + int(at) * ms) // 1000
-        f.write("%d %d %s\n" % (us, us + 30000, json.dumps([q] if seen == "y" else [])))
-PY
-	read -r tb ta <"$d/times"
-	or_py retain --s0 "$d/s0.json" --s1 "$d/s1.json" --s2 "$d/s2.json" --json "$d/qps.json" \
-		--polls "$d/polls" --tb "$tb" --ta "$ta" --retain 1000 --slack 500 --out "$d/results" &&
-		or_ok "$d/results" final && or_ok "$d/results" kept && or_ok "$d/results" gone
+	shift
+	"$work/ends.sh" "$@" >"$work/ends.out" 2>&1 || rc=$?
+	[ "$rc" -eq "$want" ] || { log "exit status $rc, not $want"; return 1; }
+	printf 'body\nsecond added\nfirst added\n' | diff - <(grep -v '^#' "$work/ends.out") &&
+		! kill -0 "$(sed -n 's/^job //p' "$work/ends.pid")" 2>/dev/null
 }
-ktap_result "retain checker: kept, then gone in time, passes" retain_case ok "100:y 600:y 1100:n"
-ktap_result "retain checker: a first read that starts late and finds nothing passes" retain_case late0 "2000:n"
-fails() { ! "$@"; }
-ktap_result "retain checker: an entry still read after retain_ms + slack fails" \
-	fails retain_case late "100:y 1700:y 1900:n"
-ktap_result "retain checker: an entry gone before retain_ms fails" \
-	fails retain_case early "100:y 400:n"
+ktap_result "lib.sh: at the end, jobs stopped, cleanups last-first, status 0 kept" ends 0
+ktap_result "lib.sh: the same after exit 3, which stands" ends 3 3
+mk errexit.sh 'set -euo pipefail
+. '"$HERE"'/lib.sh
+echo before
+sh -c "exit $1"
+echo after'
+errexit() {
+	local want=$1 rc=0
+
+	"$work/errexit.sh" "$2" >"$work/errexit.out" 2>&1 || rc=$?
+	[ "$rc" -eq "$want" ] && ! grep -q after "$work/errexit.out" &&
+		grep -qxF "Bail out! line 5: 'sh -c \"exit \$1\"' failed (exit status $2)" "$work/errexit.out"
+}
+ktap_result "lib.sh: set -e: a failing command bails out and says which" errexit 2 2
+ktap_result "lib.sh: set -e: a command's status 4 is a failure, not a skip" errexit 1 4
 
 # ---- ftpeer over loopback ---------------------------------------------------
 port=$((20000 + $$ % 20000))

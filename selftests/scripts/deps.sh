@@ -20,7 +20,7 @@ pkgs=(build-essential kmod cpio xz-utils linux-image-amd64
 	codespell valgrind clang libclang-rt-14-dev zstd shellcheck
 	iputils-ping jq bpftrace cppcheck ethtool prometheus prometheus-node-exporter
 	dkms dh-dkms debhelper dpkg-dev lintian pkgconf openssl bash-completion
-	man-db groff-base "$@")
+	man-db groff-base pyflakes3 "$@")
 qemu_min=1:10
 
 die() {

@@ -7,7 +7,9 @@
 
 #include <time.h>
 
-#include "tap.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "nlbuild.h"
 
 #include "nl.h"

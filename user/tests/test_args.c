@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unit tests: the argument table parser (args_parse()) and its messages. */
 
-#include "tap.h"
+#include "harness.h"
 
 #include "cmd.h"
 #include "objects.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unit tests: dispatch tables and the "qp show" argument grammar. */
 
-#include "tap.h"
+#include "harness.h"
 
 #include "cmd.h"
 #include "objects.h"
@@ -139,7 +139,7 @@ TEST(qp_show_rejects)
 	ASSERT_TRUE(freopen("/dev/null", "w", stderr) != NULL);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (parse(&q, bad[i]) != -1)
-			tap_fail(__FILE__, __LINE__, "accepted \"%s\"", bad[i]);
+			ft_fail(__FILE__, __LINE__, "accepted \"%s\"", bad[i]);
 }
 
 TEST_HARNESS_MAIN

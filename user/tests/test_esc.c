@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "tap.h"
+#include "harness.h"
 
 #include "out.h"
 
@@ -81,21 +81,22 @@ TEST(text_truncates_to_whole_escapes)
 }
 
 /* The JSON of s, as out_str() prints it: ["..."]\n */
-static void expect_json(const char *file, int line, const char *s, const char *want)
+static void expect_json(struct __test_metadata *_metadata, const char *file, int line,
+			const char *s, const char *want)
 {
 	char *text = print_str(s, true);
-	struct json_object *v = tap_json(text);
+	struct json_object *v = json_strict(text);
 	size_t n = strlen(text);
 
 	/* ["..."]\n around the string */
 	if (!v || n < 5 || strncmp(text, "[\"", 2) || strcmp(text + n - 3, "\"]\n") ||
 	    strlen(want) != n - 5 || strncmp(text + 2, want, n - 5))
-		tap_fail(file, line, "JSON of \"%s\": %s, not [\"%s\"]", s, text, want);
+		ft_fail(file, line, "JSON of \"%s\": %s, not [\"%s\"]", s, text, want);
 	json_object_put(v);
 	free(text);
 }
 
-#define EXPECT_JSON(s, want) expect_json(__FILE__, __LINE__, s, want)
+#define EXPECT_JSON(s, want) expect_json(_metadata, __FILE__, __LINE__, s, want)
 
 TEST(json_valid_utf8_passes)
 {
@@ -164,7 +165,7 @@ TEST(json_list_reuse_keeps_escaping)
 	out_list_end(o);
 	out_free(o);
 	fclose(fp);
-	v = tap_json(text);
+	v = json_strict(text);
 	ASSERT_TRUE(v && json_object_array_length(v) == 3);
 	for (i = 0; i < 3; i++)
 		EXPECT_STREQ(json_object_get_string(JGET(json_object_array_get_idx(v, i), "comm")),

@@ -11,7 +11,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 
-#include "tap.h"
+#include "harness.h"
 #include "synth.h"
 
 #include "prom.h"
@@ -76,7 +76,8 @@ static uint64_t dev_total(const struct ft_dev_rec *d, unsigned int i)
 	return t->v[i < 2 ? FABTRACE_A_TRAFFIC_PACKETS : FABTRACE_A_TRAFFIC_BYTES];
 }
 
-static void check_sums_(const char *text, const struct synth *s, bool moved, int line)
+static void check_sums_(struct __test_metadata *_metadata, const char *text,
+			const struct synth *s, bool moved, int line)
 {
 	static const char *const fams[] = {
 		"tx_packets_total", "rx_packets_total", "tx_bytes_total", "rx_bytes_total",
@@ -93,20 +94,21 @@ static void check_sums_(const char *text, const struct synth *s, bool moved, int
 				 fams[i], s->devs[d].name);
 			sum = sum_of(text, prefix, &n);
 			if (!value_of(text, series, &total) || sum != total || !n)
-				tap_fail(__FILE__, line, "%s: groups %llu (%u), total %llu", series,
+				ft_fail(__FILE__, line, "%s: groups %llu (%u), total %llu", series,
 					 (unsigned long long)sum, n, (unsigned long long)total);
 			if (!moved && total != dev_total(&s->devs[d], i))
-				tap_fail(__FILE__, line, "%s: exported %llu, the device has %llu",
+				ft_fail(__FILE__, line, "%s: exported %llu, the device has %llu",
 					 series, (unsigned long long)total,
 					 (unsigned long long)dev_total(&s->devs[d], i));
 		}
 	}
 }
 
-#define check_sums(text, s, line)	check_sums_(text, s, false, line)
+#define check_sums(text, s, line)	check_sums_(_metadata, text, s, false, line)
 
 /* Every sample of @a that @b has too is no bigger there (counters only). */
-static void check_monotonic(const char *a, const char *b, int line)
+static void check_monotonic(struct __test_metadata *_metadata, const char *a, const char *b,
+			    int line)
 {
 	const char *p, *sp, *nl;
 	char series[1024];
@@ -128,7 +130,7 @@ static void check_monotonic(const char *a, const char *b, int line)
 			continue;
 		va = strtoull(sp, NULL, 10);
 		if (value_of(b, series, &vb) && vb < va)
-			tap_fail(__FILE__, line, "%s went down: %llu -> %llu", series,
+			ft_fail(__FILE__, line, "%s went down: %llu -> %llu", series,
 				 (unsigned long long)va, (unsigned long long)vb);
 	}
 }
@@ -299,7 +301,7 @@ TEST(counters_never_go_down)
 	synth_run(&s, &a, NULL);
 	t2 = synth_expo(&s, &a, NULL, NULL);
 	check_sums(t2, &s, __LINE__);
-	check_monotonic(t1, t2, __LINE__);
+	check_monotonic(_metadata, t1, t2, __LINE__);
 	ASSERT_TRUE(reload(&a, s.stats.v[FABTRACE_A_STATS_LOAD_TIME]) == 0);
 
 	/* retain_ms passed: it is forgotten, but the device counted it */
@@ -309,7 +311,7 @@ TEST(counters_never_go_down)
 	synth_run(&s, &a, NULL);
 	t3 = synth_expo(&s, &a, NULL, NULL);
 	check_sums(t3, &s, __LINE__);
-	check_monotonic(t2, t3, __LINE__);
+	check_monotonic(_metadata, t2, t3, __LINE__);
 	EXPECT_TRUE(value_of(t3, "fabtrace_qps_tx_packets_total{device=\"rxe0\","
 			     "peer=\"10.99.0.2\",prio=\"3\",comm=\"python\"}", &v));
 	EXPECT_EQ(v, 1050 + 3000);
@@ -325,7 +327,7 @@ TEST(counters_never_go_down)
 	synth_run(&s, &a, NULL);
 	t4 = synth_expo(&s, &a, NULL, NULL);
 	check_sums(t4, &s, __LINE__);
-	check_monotonic(t3, t4, __LINE__);
+	check_monotonic(_metadata, t3, t4, __LINE__);
 	ASSERT_TRUE(reload(&a, s.stats.v[FABTRACE_A_STATS_LOAD_TIME]) == 0);
 
 	/* every QP of a group gone between two runs: the group goes, "other" grows */
@@ -334,7 +336,7 @@ TEST(counters_never_go_down)
 	synth_run(&s, &a, NULL);
 	t5 = synth_expo(&s, &a, NULL, NULL);
 	check_sums(t5, &s, __LINE__);
-	check_monotonic(t4, t5, __LINE__);
+	check_monotonic(_metadata, t4, t5, __LINE__);
 	EXPECT_FALSE(value_of(t5, "fabtrace_qps_live{device=\"rxe0\",peer=\"10.99.0.3\","
 			      "prio=\"0\",comm=\"ib_write_bw\"}", &v));
 	EXPECT_TRUE(value_of(t5, "fabtrace_qps_rx_ce_packets_total{device=\"rxe0\","
@@ -367,8 +369,8 @@ TEST(totals_that_moved_while_reading)
 	s.qps[0].tx.v[FABTRACE_A_TRAFFIC_PACKETS] += 100;
 	synth_run(&s, &a, NULL);
 	t2 = synth_expo(&s, &a, NULL, NULL);
-	check_sums_(t2, &s, true, __LINE__);
-	check_monotonic(t1, t2, __LINE__);
+	check_sums_(_metadata, t2, &s, true, __LINE__);
+	check_monotonic(_metadata, t1, t2, __LINE__);
 	EXPECT_TRUE(value_of(t2, "fabtrace_device_tx_packets_total{device=\"rxe0\"}", &v));
 	EXPECT_EQ(v, s.devs[0].tx.v[FABTRACE_A_TRAFFIC_PACKETS] + 100);
 	/* the next quiet read: the device total itself again */
@@ -378,7 +380,7 @@ TEST(totals_that_moved_while_reading)
 	t1 = synth_expo(&s, &a, NULL, NULL);
 	EXPECT_TRUE(value_of(t1, "fabtrace_device_tx_packets_total{device=\"rxe0\"}", &v));
 	EXPECT_EQ(v, s.devs[0].tx.v[FABTRACE_A_TRAFFIC_PACKETS]);
-	check_monotonic(t2, t1, __LINE__);
+	check_monotonic(_metadata, t2, t1, __LINE__);
 	free(t1);
 	free(t2);
 	agg_free(&a);
@@ -514,7 +516,7 @@ TEST(state_keeps_what_labels_cannot_tell)
 	synth_run(&s, &a, NULL);
 	t2 = synth_expo(&s, &a, NULL, NULL);
 	check_sums(t2, &s, __LINE__);
-	check_monotonic(t1, t2, __LINE__);
+	check_monotonic(_metadata, t1, t2, __LINE__);
 	EXPECT_TRUE(value_of(t2, "fabtrace_export_overflow_qps{device=\"rxe0\"}", &v));
 	EXPECT_EQ(v, 2);
 	EXPECT_TRUE(value_of(t2, "fabtrace_export_groups{device=\"rxe0\"}", &v));
@@ -526,7 +528,7 @@ TEST(state_keeps_what_labels_cannot_tell)
 	synth_run(&s, &a, NULL);
 	t2 = synth_expo(&s, &a, NULL, NULL);
 	check_sums(t2, &s, __LINE__);
-	check_monotonic(t1, t2, __LINE__);
+	check_monotonic(_metadata, t1, t2, __LINE__);
 	EXPECT_TRUE(value_of(t2, "fabtrace_export_overflow_qps{device=\"rxe0\"}", &v));
 	EXPECT_EQ(v, 2);
 	free(t1);
@@ -770,7 +772,7 @@ TEST(files_written_whole_or_not_at_all)
 
 	/*
 	 * A full disk and a read-only one: a 16 KiB tmpfs, mounted in a mount
-	 * namespace of this test's own process (tap.h forks one per test),
+	 * namespace of this test's own process (the harness forks one per test),
 	 * which takes it away with it.  Needs root: otherwise only the rest.
 	 */
 	if (unshare(CLONE_NEWNS) || mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) ||

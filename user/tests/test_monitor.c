@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unit tests: monitor's event handling: seq gaps, overruns, filters, count. */
 
-#include "tap.h"
+#include "harness.h"
 #include "nlbuild.h"
 
 #include "ft.h"
@@ -107,7 +107,7 @@ TEST(filters_and_count)
 		static const char *const kinds[] = { "qp-create", "dropped", "qp-create" };
 		static const int seqs[] = { 3, 4, 5 };
 
-		v = tap_json(line);
+		v = json_strict(line);
 		ASSERT_TRUE(v && n < 3);
 		EXPECT_STREQ(json_object_get_string(JGET(v, "kind")), kinds[n]);
 		EXPECT_EQ(json_object_get_uint64(JGET(v, "seq")), seqs[n]);

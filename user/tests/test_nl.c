@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <linux/netlink.h>
 
-#include "tap.h"
+#include "harness.h"
 #include "nlbuild.h"
 
 #include "nl.h"

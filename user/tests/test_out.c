@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unit tests: the text/JSON print layer, streamed lists and tree reuse. */
 
-#include "tap.h"
+#include "harness.h"
 
 #include "out.h"
 
@@ -83,7 +83,7 @@ TEST(json_document_types)
 	/* "/" stays as it is; quotes, backslash and newline are escaped */
 	EXPECT_TRUE(strstr(c.buf, "kworker/0:1") != NULL);
 	EXPECT_TRUE(c.buf[strlen(c.buf) - 1] == '\n');
-	v = tap_json(c.buf);
+	v = json_strict(c.buf);
 	ASSERT_TRUE(v);
 	EXPECT_EQ(json_object_get_uint64(JGET(v, "big")), UINT64_MAX);
 	EXPECT_EQ(json_object_get_uint64(JGET(v, "count")), 1234);
@@ -147,7 +147,7 @@ TEST(json_list_streams_and_reuses)
 			   "{\"rx_ce\":30},\"flags\":[\"kernel\"]}") != NULL);
 	EXPECT_TRUE(strstr(c.buf, "{\"qpn\":4,\"state\":4,\"cong\":{\"rx_ce\":40},"
 			   "\"tx\":{\"packets\":4},\"flags\":[\"kernel\"]}") != NULL);
-	v = tap_json(c.buf);
+	v = json_strict(c.buf);
 	ASSERT_TRUE(v);
 	ASSERT_TRUE(json_object_is_type(v, json_type_array));
 	EXPECT_EQ(json_object_array_length(v), 4);
@@ -190,7 +190,7 @@ TEST(json_list_empty_and_cut_short)
 	element(o, 1);
 	element(o, 2);
 	cap_close(&c, o);
-	v = tap_json(c.buf);
+	v = json_strict(c.buf);
 	EXPECT_TRUE(v != NULL);
 	json_object_put(v);
 	free(c.buf);
@@ -208,7 +208,7 @@ TEST(json_pretty_list)
 	out_list_end(o);
 	cap_close(&c, o);
 	EXPECT_TRUE(strstr(c.buf, "\n    \"qpn\": 1") != NULL);
-	v = tap_json(c.buf);
+	v = json_strict(c.buf);
 	EXPECT_TRUE(v && json_object_array_length(v) == 2);
 	json_object_put(v);
 	free(c.buf);
@@ -229,7 +229,7 @@ TEST(json_lines_one_object_each)
 	out_obj_end(o);
 	cap_close(&c, o);
 	for (line = strtok_r(c.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		v = tap_json(line);
+		v = json_strict(line);
 		EXPECT_TRUE(v != NULL);
 		if (n == 1)
 			EXPECT_STREQ(json_object_to_json_string_ext(JGET(v, "rate"), 0), "0.33");

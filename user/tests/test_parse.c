@@ -3,7 +3,7 @@
 
 #include <linux/fabtrace.h>
 
-#include "tap.h"
+#include "harness.h"
 
 #include "parse.h"
 
@@ -32,7 +32,7 @@ TEST(u32_rejects_everything_else)
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (parse_u32(bad[i], UINT32_MAX, &v) != -1)
-			tap_fail(__FILE__, __LINE__, "accepted \"%s\"", bad[i]);
+			ft_fail(__FILE__, __LINE__, "accepted \"%s\"", bad[i]);
 	}
 	EXPECT_EQ(parse_u32(NULL, 10, &v), -1);
 	EXPECT_EQ(parse_u32("11", 10, &v), -1);	/* above max */
@@ -48,8 +48,8 @@ TEST(u64_bounds)
 	EXPECT_EQ(parse_u64("18446744073709551616", UINT64_MAX, &v), -1);
 }
 
-static void expect_ranges(const char *s, const uint32_t *want, size_t nwant,
-			  int line)
+static void expect_ranges(struct __test_metadata *_metadata, const char *s,
+			  const uint32_t *want, size_t nwant, int line)
 {
 	struct qpn_range *r = NULL;
 	const char *why;
@@ -57,21 +57,21 @@ static void expect_ranges(const char *s, const uint32_t *want, size_t nwant,
 
 	why = parse_qpn_list(s, &r, &n);
 	if (why) {
-		tap_fail(__FILE__, line, "\"%s\" rejected: %s", s, why);
+		ft_fail(__FILE__, line, "\"%s\" rejected: %s", s, why);
 		return;
 	}
 	if (n != nwant / 2)
-		tap_fail(__FILE__, line, "\"%s\": %zu ranges, want %zu", s, n, nwant / 2);
+		ft_fail(__FILE__, line, "\"%s\": %zu ranges, want %zu", s, n, nwant / 2);
 	for (i = 0; i < n && i < nwant / 2; i++)
 		if (r[i].min != want[2 * i] || r[i].max != want[2 * i + 1])
-			tap_fail(__FILE__, line, "\"%s\" range %zu: %u-%u, want %u-%u",
+			ft_fail(__FILE__, line, "\"%s\" range %zu: %u-%u, want %u-%u",
 				 s, i, r[i].min, r[i].max, want[2 * i], want[2 * i + 1]);
 	free(r);
 }
 
 #define RANGES(s, ...) do {						\
 	static const uint32_t w[] = { __VA_ARGS__ };			\
-	expect_ranges(s, w, sizeof(w) / sizeof(w[0]), __LINE__);	\
+	expect_ranges(_metadata, s, w, sizeof(w) / sizeof(w[0]), __LINE__);	\
 } while (0)
 
 TEST(qpn_list_valid)
@@ -101,7 +101,7 @@ TEST(qpn_list_invalid)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		r = NULL;
 		if (!parse_qpn_list(bad[i], &r, &n))
-			tap_fail(__FILE__, __LINE__, "accepted \"%s\"", bad[i]);
+			ft_fail(__FILE__, __LINE__, "accepted \"%s\"", bad[i]);
 		free(r);
 	}
 	EXPECT_STREQ(parse_qpn_list("1-", &r, &n), "range without an end");

@@ -3,7 +3,7 @@
 
 #include <linux/fabtrace.h>
 
-#include "tap.h"
+#include "harness.h"
 
 #include "rate.h"
 

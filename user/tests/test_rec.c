@@ -5,7 +5,7 @@
  * a real parser).
  */
 
-#include "tap.h"
+#include "harness.h"
 #include "nlbuild.h"
 
 #include "out.h"
@@ -111,12 +111,12 @@ TEST(qp_json_has_every_counter)
 
 	ft_parse_qp(nlb_qp(buf, &qp17), &r);
 	text = print_qp(&r, true, false, 0);
-	v = tap_json(text);
+	v = json_strict(text);
 	ASSERT_TRUE(v && json_object_array_length(v) == 1);
 	q = json_object_array_get_idx(v, 0);
 	for (i = 0; i < sizeof(top) / sizeof(top[0]); i++)
 		if (!JGET(q, top[i]))
-			tap_fail(__FILE__, __LINE__, "no \"%s\" in %s", top[i], text);
+			ft_fail(__FILE__, __LINE__, "no \"%s\" in %s", top[i], text);
 	EXPECT_TRUE(JGET(q, "destroy_time") == NULL);
 	EXPECT_STREQ(json_object_get_string(JGET(q, "type")), "rc");
 	EXPECT_STREQ(json_object_get_string(JGET(q, "state")), "rts");
@@ -136,7 +136,7 @@ TEST(qp_json_has_every_counter)
 	}
 	for (i = FABTRACE_A_CONG_RX_ECT; i <= FABTRACE_A_CONG_ERRORS; i++)
 		if (ft_cong_keys[i] && !JGET(q, "cong", ft_cong_keys[i]))
-			tap_fail(__FILE__, __LINE__, "no cong.%s", ft_cong_keys[i]);
+			ft_fail(__FILE__, __LINE__, "no cong.%s", ft_cong_keys[i]);
 	/* last_* only when set */
 	EXPECT_EQ(json_object_get_uint64(JGET(q, "cong", "last_ce")), 1700000001000000000ull);
 	EXPECT_TRUE(JGET(q, "cong", "last_nak") != NULL);
@@ -196,7 +196,7 @@ TEST(qp_text_table_and_block)
 
 	text = print_qp(&r, true, false, 0);
 	{
-		struct json_object *v = tap_json(text), *q;
+		struct json_object *v = json_strict(text), *q;
 
 		ASSERT_TRUE(v);
 		q = json_object_array_get_idx(v, 0);
@@ -273,7 +273,7 @@ TEST(qp_cgroup_parsed_and_printed)
 		  FT_QP_HAVE_CGROUP_ID | FT_QP_HAVE_CGROUP);
 
 	text = print_qp(&r, true, false, 0);
-	v = tap_json(text);
+	v = json_strict(text);
 	ASSERT_TRUE(v);
 	q = json_object_array_get_idx(v, 0);
 	EXPECT_EQ(json_object_get_uint64(JGET(q, "cgroup_id")), 0x100000004ull);
@@ -298,7 +298,7 @@ TEST(qp_cgroup_parsed_and_printed)
 	EXPECT_TRUE(strstr(text, " cgroup_id 4294967300 created ") != NULL);
 	free(text);
 	text = print_qp(&r, true, false, 0);
-	v = tap_json(text);
+	v = json_strict(text);
 	ASSERT_TRUE(v);
 	q = json_object_array_get_idx(v, 0);
 	EXPECT_TRUE(JGET(q, "cgroup_id") != NULL);
@@ -380,7 +380,7 @@ TEST(dev_formats)
 	free(text);
 
 	text = print_dev_as(&r, true, 0);
-	v = tap_json(text);
+	v = json_strict(text);
 	ASSERT_TRUE(v && json_object_array_length(v) == 1);
 	d = json_object_array_get_idx(v, 0);
 	EXPECT_EQ(json_object_get_uint64(JGET(d, "index")), 0);
@@ -446,7 +446,7 @@ TEST(stats_formats)
 	print_stats(o, &r);
 	out_free(o);
 	fclose(fp);
-	v = tap_json(text);
+	v = json_strict(text);
 	ASSERT_TRUE(v);
 	EXPECT_EQ(json_object_object_length(v), 15);
 	EXPECT_EQ(json_object_get_uint64(JGET(v, "hook_missed")), 100);
@@ -471,7 +471,7 @@ TEST(stats_formats)
 	print_stats(o, &r);
 	out_free(o);
 	fclose(fp);
-	v = tap_json(text);
+	v = json_strict(text);
 	ASSERT_TRUE(v);
 	EXPECT_EQ(json_object_get_uint64(JGET(v, "load_time")), 1700000000500000000ull);
 	json_object_put(v);
@@ -534,7 +534,7 @@ TEST(event_formats)
 			   " peer 10.99.0.2 rqpn 18 pid 123 comm ib_write_bw suppressed 2\n");
 	free(text);
 	text = print_ev(&e, true);
-	v = tap_json(text);
+	v = json_strict(text);
 	ASSERT_TRUE(v);
 	EXPECT_EQ(json_object_get_uint64(JGET(v, "seq")), 41);
 	EXPECT_EQ(json_object_get_uint64(JGET(v, "time")), 1700000000250000000ull);
@@ -559,7 +559,7 @@ TEST(event_formats)
 			   " tx packets 1.20K bytes 1.17KiB rx packets 600 bytes 601B\n");
 	free(text);
 	text = print_ev(&e, true);
-	v = tap_json(text);
+	v = json_strict(text);
 	ASSERT_TRUE(v);
 	EXPECT_EQ(json_object_get_uint64(JGET(v, "tx", "packets")), 1200);
 	EXPECT_EQ(json_object_get_uint64(JGET(v, "rx", "bytes")), 601);
@@ -572,7 +572,7 @@ TEST(event_formats)
 	EXPECT_STREQ(text, "2023-11-14T22:13:20.250000+00:00 dropped count 9\n");
 	free(text);
 	text = print_ev(&e, true);
-	v = tap_json(text);
+	v = json_strict(text);
 	ASSERT_TRUE(v);
 	EXPECT_STREQ(json_object_get_string(JGET(v, "kind")), "dropped");
 	EXPECT_TRUE(JGET(v, "dev") == NULL);
@@ -626,10 +626,10 @@ TEST(qp_hostile_strings_escaped)
 	EXPECT_TRUE(strstr(text, " [" ESCAPED_COMM "] ") != NULL);
 	free(text);
 
-	/* tap_json(): json-c and Python, both decoding UTF-8 strictly */
+	/* json_strict(): json-c and Python, both decoding UTF-8 strictly */
 	text = print_qp(&r, true, false, 0);
 	EXPECT_FALSE(has_raw(text, false));
-	v = tap_json(text);
+	v = json_strict(text);
 	ASSERT_TRUE(v);
 	e = json_object_array_get_idx(v, 0);
 	EXPECT_STREQ(json_object_get_string(JGET(e, "comm")), DECODED_COMM);
@@ -658,7 +658,7 @@ TEST(dev_hostile_strings_escaped)
 	}
 	text = print_dev_as(&r, true, 0);
 	EXPECT_FALSE(has_raw(text, false));
-	v = tap_json(text);
+	v = json_strict(text);
 	ASSERT_TRUE(v);
 	d = json_object_array_get_idx(v, 0);
 	EXPECT_STREQ(json_object_get_string(JGET(d, "driver")), DECODED_COMM);
@@ -684,7 +684,7 @@ TEST(event_hostile_strings_escaped)
 	free(text);
 	text = print_ev(&e, true);
 	EXPECT_FALSE(has_raw(text, false));
-	v = tap_json(text);
+	v = json_strict(text);
 	ASSERT_TRUE(v);
 	EXPECT_STREQ(json_object_get_string(JGET(v, "comm")), DECODED_COMM);
 	EXPECT_STREQ(json_object_get_string(JGET(v, "dev")), HOSTILE_DEV);

@@ -3,7 +3,7 @@
 
 #include <linux/fabtrace.h>
 
-#include "tap.h"
+#include "harness.h"
 
 #include "qpset.h"
 
@@ -90,7 +90,7 @@ TEST(set_grows_past_chunks)
 	qpset_sort(&s, QP_SORT_QPN, 0);
 	for (i = 0; i < 5000; i++)
 		if (s.v[i]->qpn != i + 1)
-			tap_fail(__FILE__, __LINE__, "slot %u holds QP %u", i, s.v[i]->qpn);
+			ft_fail(__FILE__, __LINE__, "slot %u holds QP %u", i, s.v[i]->qpn);
 	qpset_clear(&s);
 	EXPECT_EQ(s.n, 0);
 	add(&s, 0, 1, 0, 0);

@@ -14,7 +14,7 @@
 #include <sys/prctl.h>
 #include <termios.h>
 
-#include "tap.h"
+#include "harness.h"
 
 #include "term.h"
 #include "util.h"
@@ -150,7 +150,7 @@ static pid_t start(struct pty *p)
 }
 
 /* It exited 0, the modes and the cursor as they were. */
-static void expect_clean_exit(struct pty *p, pid_t pid)
+static void expect_clean_exit(struct __test_metadata *_metadata, struct pty *p, pid_t pid)
 {
 	int status = -1;
 
@@ -160,7 +160,7 @@ static void expect_clean_exit(struct pty *p, pid_t pid)
 	EXPECT_TRUE(cursor_back(p));
 }
 
-static void quit_by(int sig)
+static void quit_by(struct __test_metadata *_metadata, int sig)
 {
 	struct pty p;
 	pid_t pid = start(&p);
@@ -168,27 +168,27 @@ static void quit_by(int sig)
 	ASSERT_TRUE(pid > 0);
 	EXPECT_TRUE(!is_orig(&p));
 	kill(pid, sig);
-	expect_clean_exit(&p, pid);
+	expect_clean_exit(_metadata, &p, pid);
 }
 
 TEST(sighup_restores)
 {
-	quit_by(SIGHUP);
+	quit_by(_metadata, SIGHUP);
 }
 
 TEST(sigquit_restores)
 {
-	quit_by(SIGQUIT);
+	quit_by(_metadata, SIGQUIT);
 }
 
 TEST(sigterm_restores)
 {
-	quit_by(SIGTERM);
+	quit_by(_metadata, SIGTERM);
 }
 
 TEST(sigint_restores)
 {
-	quit_by(SIGINT);
+	quit_by(_metadata, SIGINT);
 }
 
 TEST(q_restores)
@@ -198,7 +198,7 @@ TEST(q_restores)
 
 	ASSERT_TRUE(pid > 0);
 	ASSERT_TRUE(write(p.master, "q", 1) == 1);
-	expect_clean_exit(&p, pid);
+	expect_clean_exit(_metadata, &p, pid);
 }
 
 TEST(sigtstp_restores_stops_and_resumes)
@@ -227,7 +227,7 @@ TEST(sigtstp_restores_stops_and_resumes)
 	kill(pid, SIGCONT);
 	EXPECT_TRUE(until(is_keys, &p));
 	kill(pid, SIGHUP);
-	expect_clean_exit(&p, pid);
+	expect_clean_exit(_metadata, &p, pid);
 }
 
 TEST(sigstop_keeps_the_saved_modes)
@@ -246,7 +246,7 @@ TEST(sigstop_keeps_the_saved_modes)
 	/* top's mode again, and on the way out the modes from before top */
 	EXPECT_TRUE(until(is_keys, &p));
 	kill(pid, SIGQUIT);
-	expect_clean_exit(&p, pid);
+	expect_clean_exit(_metadata, &p, pid);
 }
 
 TEST(not_a_terminal)

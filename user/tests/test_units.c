@@ -3,7 +3,7 @@
 
 #include <time.h>
 
-#include "tap.h"
+#include "harness.h"
 
 #include "units.h"
 
