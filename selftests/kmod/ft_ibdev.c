@@ -2,7 +2,10 @@
 /* A do-nothing InfiniBand device with several ports, for fabtrace's multi-port tests. */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <linux/version.h>
 #include <rdma/ib_mad.h>
@@ -15,10 +18,32 @@
  * everything and do nothing: the MAD layer then creates and moves to RTS
  * one QP0 and one QP1 per port, as on hardware, and destroys them on
  * unload.  No packet ever flows.  The ports stay down.
+ *
+ * For the race between a QP moving to another port and a policy change of
+ * its old one (multiport.sh), netdevs= gives the ports netdevs (whose PFC
+ * frames fabtrace then counts), and movers= makes that many RC QPs, which
+ * a thread moves between ports 1 and 2 (ib_modify_qp, IB_QP_PORT) every
+ * move_us microseconds until the module goes.
  */
 static unsigned int nports = 2;
 module_param(nports, uint, 0444);
 MODULE_PARM_DESC(nports, "ports of the device (1-8)");
+
+static char *netdevs = "";
+module_param(netdevs, charp, 0444);
+MODULE_PARM_DESC(netdevs, "comma-separated netdevs of ports 1, 2, ... (none by default)");
+
+static unsigned int movers;
+module_param(movers, uint, 0444);
+MODULE_PARM_DESC(movers, "RC QPs moved between ports 1 and 2 (0-64)");
+
+static unsigned int move_us = 200;
+module_param(move_us, uint, 0444);
+MODULE_PARM_DESC(move_us, "time between two moves of the movers");
+
+static unsigned long moves;
+module_param(moves, ulong, 0444);
+MODULE_PARM_DESC(moves, "moves made so far");
 
 struct ftib_pd { struct ib_pd ibpd; };
 struct ftib_cq { struct ib_cq ibcq; };
@@ -242,11 +267,123 @@ static const struct ib_device_ops ftib_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, ftib_qp, ibqp),
 };
 
+static struct ib_pd *move_pd;
+static struct ib_cq *move_cq;
+static struct ib_qp *move_qp[64];
+static struct task_struct *mover;
+
+static int move_fn(void *arg)
+{
+	struct ib_qp_attr attr = {};
+	unsigned int i;
+
+	while (!kthread_should_stop()) {
+		attr.port_num = attr.port_num == 1 ? 2 : 1;
+		for (i = 0; i < movers; i++)
+			if (!ib_modify_qp(move_qp[i], &attr, IB_QP_PORT))
+				WRITE_ONCE(moves, moves + 1);
+		usleep_range(move_us, move_us + 50);
+	}
+	return 0;
+}
+
+static void movers_stop(void)
+{
+	unsigned int i;
+
+	if (mover)
+		kthread_stop(mover);
+	for (i = 0; i < ARRAY_SIZE(move_qp) && move_qp[i]; i++)
+		ib_destroy_qp(move_qp[i]);
+	if (move_cq)
+		ib_destroy_cq(move_cq);
+	if (move_pd)
+		ib_dealloc_pd(move_pd);
+}
+
+static int movers_start(void)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+	};
+	struct ib_cq_init_attr cq = { .cqe = 4 };
+	unsigned int i;
+
+	move_pd = ib_alloc_pd(ftib, 0);
+	if (IS_ERR(move_pd)) {
+		move_pd = NULL;
+		return -ENOMEM;
+	}
+	move_cq = ib_create_cq(ftib, NULL, NULL, NULL, &cq);
+	if (IS_ERR(move_cq)) {
+		move_cq = NULL;
+		goto err;
+	}
+	init.send_cq = move_cq;
+	init.recv_cq = move_cq;
+	for (i = 0; i < movers; i++) {
+		move_qp[i] = ib_create_qp(move_pd, &init);
+		if (IS_ERR(move_qp[i])) {
+			move_qp[i] = NULL;
+			goto err;
+		}
+	}
+	mover = kthread_run(move_fn, NULL, "ftib_mover");
+	if (IS_ERR(mover)) {
+		mover = NULL;
+		goto err;
+	}
+	return 0;
+
+err:
+	movers_stop();
+	return -ENOMEM;
+}
+
+/* Give port 1, 2, ... the netdevs netdevs= names, held until unload. */
+static struct net_device *port_ndev[8];
+
+static int set_netdevs(void)
+{
+	char *list, *name, *rest;
+	u32 port = 1;
+	int err = 0;
+
+	rest = list = kstrdup(netdevs, GFP_KERNEL);
+	if (!list)
+		return -ENOMEM;
+	while ((name = strsep(&rest, ",")) && *name && port <= nports) {
+		port_ndev[port - 1] = dev_get_by_name(&init_net, name);
+		if (!port_ndev[port - 1]) {
+			err = -ENODEV;
+			break;
+		}
+		err = ib_device_set_netdev(ftib, port_ndev[port - 1], port);
+		if (err)
+			break;
+		port++;
+	}
+	kfree(list);
+	return err;
+}
+
+static void put_netdevs(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(port_ndev); i++)
+		if (port_ndev[i])
+			dev_put(port_ndev[i]);
+}
+
 static int __init ftib_init(void)
 {
 	int err;
 
-	if (!nports || nports > 8)
+	if (!nports || nports > 8 || movers > ARRAY_SIZE(move_qp) ||
+	    (movers && nports < 2))
 		return -EINVAL;
 	ftib = _ib_alloc_device(sizeof(*ftib));
 	if (!ftib)
@@ -255,18 +392,33 @@ static int __init ftib_init(void)
 	ftib->phys_port_cnt = nports;
 	ftib->num_comp_vectors = 1;
 	ib_set_device_ops(ftib, &ftib_ops);
+	err = set_netdevs();
+	if (err)
+		goto err_put;
 	/* no DMA device: ib_core maps with virtual addresses, as for rxe */
 	err = ib_register_device(ftib, "ftib%d", NULL);
-	if (err) {
-		ib_dealloc_device(ftib);
-		return err;
+	if (err)
+		goto err_put;
+	if (movers) {
+		err = movers_start();
+		if (err)
+			goto err_unregister;
 	}
 	return 0;
+
+err_unregister:
+	ib_unregister_device(ftib);
+err_put:
+	put_netdevs();
+	ib_dealloc_device(ftib);
+	return err;
 }
 
 static void __exit ftib_exit(void)
 {
+	movers_stop();
 	ib_unregister_device(ftib);
+	put_netdevs();
 	ib_dealloc_device(ftib);
 }
 
