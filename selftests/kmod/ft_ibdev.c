@@ -351,9 +351,10 @@ static int set_netdevs(void)
 	u32 port = 1;
 	int err = 0;
 
-	rest = list = kstrdup(netdevs, GFP_KERNEL);
+	list = kstrdup(netdevs, GFP_KERNEL);
 	if (!list)
 		return -ENOMEM;
+	rest = list;
 	while ((name = strsep(&rest, ",")) && *name && port <= nports) {
 		port_ndev[port - 1] = dev_get_by_name(&init_net, name);
 		if (!port_ndev[port - 1]) {
