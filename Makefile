@@ -98,6 +98,18 @@ $(BUILD)/$(1)/testmod/ft_decoy.ko: $(TESTMOD_SRCS)
 test-modules: $(BUILD)/$(1)/testmod/ft_decoy.ko
 endef
 $(foreach k,$(KVERS),$(eval $(call testmod_rule,$(k))))
+# The counting soft HCA (selftests/hca/README), per kernel: rxe from Debian's
+# linux-source-X.Y plus selftests/hca's patch, as BUILD/KVER/hca/ft_hca.ko.
+HCA_SRCS := $(wildcard $(TOP)/selftests/hca/*.[ch]) $(TOP)/selftests/hca/Kbuild \
+	$(TOP)/selftests/hca/build.sh
+# X.Y of a KVER: the patch and linux-source of its series
+hca_series = $(word 1,$(subst ., ,$(1))).$(word 2,$(subst ., ,$(1)))
+define hca_rule
+$(BUILD)/$(1)/hca/ft_hca.ko: $(HCA_SRCS) $(TOP)/selftests/hca/$(call hca_series,$(1)).patch
+	$(TOP)/selftests/hca/build.sh $(1) $(BUILD)/$(1)/hca
+test-modules: $(BUILD)/$(1)/hca/ft_hca.ko
+endef
+$(foreach k,$(KVERS),$(eval $(call hca_rule,$(k))))
 test-modules:
 	$(need_kvers)
 

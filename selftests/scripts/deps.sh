@@ -13,7 +13,7 @@
 set -euo pipefail
 
 pkgs=(build-essential kmod cpio xz-utils linux-image-amd64
-	linux-headers-amd64 linux-source-6.12 busybox-static
+	linux-headers-amd64 linux-source-6.12 linux-source-6.1 busybox-static
 	rdma-core ibverbs-utils perftest rdmacm-utils iproute2 libmnl-dev
 	libnl-3-dev libnl-genl-3-dev libibverbs-dev librdmacm-dev libjson-c-dev
 	tcpdump tshark sparse python3 python3-yaml python3-jsonschema yamllint
