@@ -280,7 +280,8 @@ style: $(BUILD)/tools/.stamp
 	$(BUILD)/tools/scripts/checkpatch.pl --no-tree --strict --quiet \
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG,LINUX_VERSION_CODE \
 		--codespell --codespellfile $(BUILD)/tools/codespell.txt \
-		-f $(wildcard $(TOP)/kmod/*.[ch] $(TOP)/selftests/kmod/*.c) \
+		-f $(wildcard $(TOP)/kmod/*.[ch] $(TOP)/selftests/kmod/*.c \
+			$(TOP)/selftests/hca/*.[ch]) \
 		$(TOP)/include/uapi/linux/fabtrace.h
 	@# user/: every cppcheck warning is a defect or explained in cppcheck.supp
 	cppcheck --enable=warning,portability --std=c11 --quiet --error-exitcode=1 \
