@@ -14,7 +14,8 @@
  *   16 reserved bytes of zero
  *   ICRC      computed as rxe computes it (icrc.c)
  *
- * All frames are identical, so one is built and sent --count times.
+ * All frames are identical, so one is built and sent --count times, or
+ * until --seconds have passed.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -43,7 +44,7 @@ static struct {
 	struct raw_link l;
 	long qpn, count, interval_us, sport, pkey;
 	int dscp, ecn;
-	double timeout_s;
+	double timeout_s, seconds;
 } c = { .qpn = -1, .count = 1, .sport = -1, .pkey = 0xffff, .timeout_s = 60 };
 
 static void usage(void)
@@ -56,7 +57,10 @@ static void usage(void)
 "  --src-mac MAC        default: IF's MAC\n"
 "  --qpn N              destination QP number (BTH DestQP), 0..0xffffff\n"
 "  --count K            frames to send (default 1)\n"
-"  --interval-us U      gap between frames (default 0: back to back)\n"
+"  --interval-us U      gap between frames (default 0: back to back); frame i goes\n"
+"                       at i x U us from the first, late ones as soon as they can\n"
+"  --seconds S          stop once S seconds have passed since the first frame, if\n"
+"                       --count are not sent yet (default 0: no such limit)\n"
 "  --dscp D --ecn E     IP TOS = D << 2 | E (default 0, 0)\n"
 "  --sport P            UDP source port (default 0xC000 | (qpn & 0x3fff))\n"
 "  --pkey P             BTH P_Key (default 0xffff)\n"
@@ -70,13 +74,14 @@ static void usage(void)
 static void parse(int argc, char **argv)
 {
 	enum { O_QPN = RAW_O_PROG, O_COUNT, O_INTERVAL, O_DSCP, O_ECN, O_SPORT, O_PKEY,
-	       O_TIMEOUT };
+	       O_TIMEOUT, O_SECONDS };
 	static const struct option opts[] = {
 		RAW_LINK_OPTIONS,
 		RAW_IPV4_OPTIONS,
 		{ "qpn", required_argument, NULL, O_QPN },
 		{ "count", required_argument, NULL, O_COUNT },
 		{ "interval-us", required_argument, NULL, O_INTERVAL },
+		{ "seconds", required_argument, NULL, O_SECONDS },
 		{ "dscp", required_argument, NULL, O_DSCP },
 		{ "ecn", required_argument, NULL, O_ECN },
 		{ "sport", required_argument, NULL, O_SPORT },
@@ -94,6 +99,7 @@ static void parse(int argc, char **argv)
 		case O_INTERVAL:
 			c.interval_us = raw_parse_int("--interval-us", optarg, 0, 60000000);
 			break;
+		case O_SECONDS: c.seconds = raw_parse_int("--seconds", optarg, 0, 3600); break;
 		case O_DSCP: c.dscp = raw_parse_int("--dscp", optarg, 0, 63); break;
 		case O_ECN: c.ecn = raw_parse_int("--ecn", optarg, 0, 3); break;
 		case O_SPORT: c.sport = raw_parse_int("--sport", optarg, 1, 65535); break;
@@ -204,9 +210,10 @@ int main(int argc, char **argv)
 	icrc = build(frame);
 
 	struct timespec next;
+	double first = raw_now();
 
 	clock_gettime(CLOCK_MONOTONIC, &next);
-	while (sent < c.count) {
+	while (sent < c.count && !(c.seconds && raw_now() - first >= c.seconds)) {
 		rc = raw_out_frame(&out, frame, FRAME_LEN, deadline, &error);
 		if (rc)
 			break;
@@ -232,9 +239,10 @@ int main(int argc, char **argv)
 	printf("{\"prog\":\"ft_cnp\",\"sent\":%ld,\"count\":%ld,\"qpn\":%ld,\"bytes_per_frame\":%d,"
 	       "\"ifname\":\"%s\",\"src_mac\":\"%s\",\"dst_mac\":\"%s\",\"src_ip\":\"%s\","
 	       "\"dst_ip\":\"%s\",\"sport\":%ld,\"dscp\":%d,\"ecn\":%d,\"pkey\":%ld,"
-	       "\"icrc\":\"0x%08x\",\"pcap\":%s%s%s,\"elapsed_s\":%.6f,\"error\":%s%s%s}\n",
+	       "\"icrc\":\"0x%08x\",\"interval_us\":%ld,\"seconds\":%g,\"pcap\":%s%s%s,"
+	       "\"elapsed_s\":%.6f,\"error\":%s%s%s}\n",
 	       sent, c.count, c.qpn, FRAME_LEN, c.l.ifname ? c.l.ifname : "", smac, dmac, sip, dip,
-	       c.sport, c.dscp, c.ecn, c.pkey, icrc,
+	       c.sport, c.dscp, c.ecn, c.pkey, icrc, c.interval_us, c.seconds,
 	       c.l.pcap ? "\"" : "", c.l.pcap ? c.l.pcap : "null", c.l.pcap ? "\"" : "",
 	       raw_now() - t0, error ? "\"" : "", error ? error : "null", error ? "\"" : "");
 	return rc;

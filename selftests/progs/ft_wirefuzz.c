@@ -3,24 +3,37 @@
 
 /*
  * Every frame goes to --dst-mac / --dst-ip (IPv6: --dst-ip6), UDP 4791 unless
- * the category says otherwise.  Each category knows what the receiving
- * kernel does with its frames, and so what fabtrace must count there:
+ * the category says otherwise, from --src-ip (default: the interface's
+ * address), which is the peer of every QP --live-qpn names.  Each category
+ * knows, by how it built its frames, what the receiving kernel does with
+ * them, and so what fabtrace must count there.  Its fate is one of
  *
- *   stack      dropped by the Ethernet/IP/UDP stack before rxe_rcv():
- *              fabtrace sees nothing
- *   malformed  reaches rxe_rcv() (fabtrace's rx tap) and fabtrace's parser
- *              must reject it
- *   unknown    reaches rxe_rcv(), parses, QPN is not a live QP (--live-qpn
- *              lists every QP the receiver has): fabtrace's unknown-rx
- *   live       reaches rxe_rcv(), parses, QPN of a live QP, and rxe drops it
- *              (bad ICRC, reserved opcode, CNP, UD opcode on an RC QP, IPv6
- *              from an IPv4 peer): counted in that QP's rx counters, by class
+ *   stack    dropped by the Ethernet/IP/UDP stack before rxe_rcv(): fabtrace
+ *            sees nothing
+ *   drop     reaches rxe_rcv(), which drops it: counted on the device, never
+ *            on a QP, by the first of rxe's checks it fails (fabtrace's
+ *            rx-drops, in this order):
+ *              malformed   too short for its headers or its pad, an opcode
+ *                          rxe does not know (reserved, vendor, XRC, CNP),
+ *                          BTH version not 0
+ *              unknown_qp  QPN 0, or a QPN no QP has (--live-qpn lists them)
+ *              qp_state    a live (RC, RTS) QP, an opcode of another transport
+ *              address     a live QP, not from its peer (IPv6 to an IPv4 QP)
+ *              key         a live QP, a P_Key outside the default partition
+ *              icrc        a bad ICRC, every check before passed
+ *              mcast       QPN 0xffffff with a good ICRC: rxe counts it in
+ *                          rcvd_pkts ("rxe_accept"), finds no multicast
+ *                          group and drops it
+ *              other       none of the above: no category makes one
+ *   qp       a CNP rxe drops (it has no such opcode) that its checks would
+ *            take (a live QP, from its peer, default P_Key, good ICRC):
+ *            counted on its QP as received, in class cnp
  *
- * and rxe_accept: frames rxe itself counts in rcvd_pkts (QPN 0xffffff with a
- * good ICRC: rxe counts it, then finds no multicast group and drops it).
- * Frame i is a pure function of --seed and i.  --check (host, with --pcap
- * or without sending) runs fabtrace's own parser (kmod/roce.c) on every
- * frame predicted to reach rxe and fails on any disagreement.
+ * No injected frame is ever counted on a QP but those CNPs.  Frame i is a
+ * pure function of --seed and i.  --check (host, with --pcap or without
+ * sending) runs fabtrace's own parser and drop classifier (kmod/roce.c) on
+ * every frame predicted to reach rxe, with --live-qpn's QPs as RC QPs in
+ * RTS whose peer is --src-ip, and fails on any disagreement.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -41,8 +54,13 @@
 #define MAX_LIVE	64
 #define FMAX		512
 
-enum fate { F_STACK, F_MAL, F_UNK, F_LIVE, F_MAX };
-static const char *const fate_names[F_MAX] = { "stack", "malformed", "unknown", "live" };
+enum fate { F_STACK, F_DROP, F_QP, F_MAX };
+static const char *const fate_names[F_MAX] = { "stack", "drop", "qp" };
+
+/* rx-drops reasons (enum ft_drop), as the JSON names them */
+static const char *const why_names[FT_DROP_MAX] = {
+	"malformed", "unknown_qp", "qp_state", "address", "key", "icrc", "mcast", "other"
+};
 
 /* fabtrace's rx classes, as fabtrace -j qp show names them */
 static const char *const cls_names[FT_CLS_MAX] = {
@@ -59,6 +77,7 @@ static struct {
 	bool have_dst_ip6;
 	bool check, no_ipv6, vlan0_reaches;
 	long count, rate;
+	int dscp;			/* of the CE-marked live_ce_* frames */
 	uint64_t seed;
 	double timeout_s;
 	int nlive;
@@ -66,9 +85,9 @@ static struct {
 	bool live_psn[MAX_LIVE];
 } c = { .count = 100000, .seed = 1, .timeout_s = 600 };
 
-/* Per live QP: what fabtrace must add to its rx counters. */
+/* Per live QP: what fabtrace must add to its rx counters (its CNPs alone). */
 static struct live_acct {
-	uint64_t pkts, bytes, req, cls[FT_CLS_MAX], nak[FT_NAK_MAX];
+	uint64_t pkts, bytes, cls[FT_CLS_MAX], nak[FT_NAK_MAX];
 } live[MAX_LIVE];
 
 /* ---- categories ------------------------------------------------------- */
@@ -77,11 +96,10 @@ struct frame {
 	uint8_t b[FMAX];
 	int len;
 	enum fate fate;
-	bool accept;		/* rxe counts it in rcvd_pkts */
-	int live;		/* index into live[], F_LIVE only */
-	uint8_t cls, slot;	/* F_LIVE: fabtrace's class and slot */
-	uint32_t payload;	/* F_LIVE: payload bytes fabtrace counts */
-	bool req;		/* F_LIVE: a request opcode */
+	enum ft_drop why;	/* F_DROP: the reason fabtrace must count */
+	int live;		/* index into live[], F_QP only */
+	uint8_t cls, slot;	/* F_QP: fabtrace's class and slot */
+	uint32_t payload;	/* F_QP: payload bytes fabtrace counts */
 	int l3;			/* offset of the IP header */
 	int rx_len;		/* bytes from the IP header rxe_rcv() sees (after trims) */
 	struct frame *next;	/* a second frame sent right after (fragments) */
@@ -91,7 +109,7 @@ struct cat {
 	const char *name;
 	int weight;		/* per 10000 frames */
 	void (*gen)(struct frame *f, uint64_t i, uint64_t n);
-	uint64_t sent, fate[F_MAX], accept;
+	uint64_t sent, fate[F_MAX], why[FT_DROP_MAX];
 };
 
 /* ---- deterministic randomness: splitmix64 of (seed, frame index) ------ */
@@ -181,6 +199,7 @@ struct spec {
 	uint16_t vid;
 	int ihl;		/* IPv4 header words, 5..15 */
 	uint8_t opcode, bth1, fb;	/* bth1: SE M pad TVer; fb: FECN/BECN byte */
+	uint8_t tos;		/* IPv4 TOS or IPv6 traffic class: DSCP << 2 | ECN */
 	uint16_t pkey, sport, dport;
 	uint32_t qpn, psn;
 	int ext, payload, pad;
@@ -219,7 +238,8 @@ static void build(struct frame *f, const struct spec *s)
 	ip = p + l2;
 	f->l3 = l2;
 	if (s->ipv6) {
-		ip[0] = 0x60;
+		ip[0] = 0x60 | s->tos >> 4;
+		ip[1] = s->tos << 4;
 		put16(ip + 4, udplen);
 		ip[6] = 17;
 		ip[7] = 64;
@@ -227,6 +247,7 @@ static void build(struct frame *f, const struct spec *s)
 		memcpy(ip + 24, c.dst_ip6, 16);
 	} else {
 		ip[0] = 0x40 | s->ihl;
+		ip[1] = s->tos;
 		put16(ip + 2, iphl + udplen);
 		put16(ip + 4, rndn(0x10000));
 		ip[6] = 0x40;			/* DF */
@@ -344,27 +365,87 @@ static void spec_valid(struct spec *s, uint8_t op)
 		s->syndrome = rndn(0x20);	/* an ACK */
 }
 
-/* Class and slot fabtrace gives a valid frame of @s (F_LIVE accounting). */
-static void live_class(struct frame *f, const struct spec *s, int li)
-{
-	const struct ft_op *op = &ft_ops[s->opcode];
+/* ---- what the receiver does with a frame, by how it was built ----------- */
 
-	f->fate = F_LIVE;
-	f->live = li;
-	if (!(op->flags & FT_OP_VALID)) {
-		f->cls = f->slot = FT_CLS_OTHER;
+static void drop(struct frame *f, enum ft_drop why)
+{
+	f->fate = F_DROP;
+	f->why = why;
+}
+
+/* Whether rxe knows opcode @op: RC, UC or UD, and in the contract's table. */
+static bool op_known(uint8_t op)
+{
+	return (op & 0xe0) <= 0x60 && (ft_ops[op].flags & FT_OP_VALID);
+}
+
+/*
+ * A frame of spec @s, whole (its lengths consistent, its ICRC where it
+ * belongs, right unless @s says bad), to live QP @li (-1: a QPN no QP has),
+ * from --src-ip, its peer, over IPv4 (over IPv6 never from its peer): the
+ * first of rxe's checks that it fails, in rx-drops' order, or a CNP rxe's
+ * checks would take, counted on its QP.  The live QPs are RC QPs in RTS:
+ * they take RC requests and responses alike.
+ */
+static void predict(struct frame *f, const struct spec *s, int li)
+{
+	bool pkey_ok = (s->pkey & 0x7fff) == 0x7fff;
+
+	if (s->opcode == FT_OPCODE_CNP) {
+		/* rxe knows no CNP: malformed, unless its other checks pass */
+		if (li < 0 || s->ipv6 || !pkey_ok || s->bad_icrc)
+			return drop(f, FT_DROP_MALFORMED);
+		f->fate = F_QP;
+		f->live = li;
+		f->cls = f->slot = FT_CLS_CNP;
 		f->payload = 0;
 		return;
 	}
-	f->cls = f->slot = op->cls;
-	f->payload = s->payload;
-	f->req = op->flags & FT_PKT_REQ;
-	if (op->flags & FT_PKT_ACK) {
-		uint8_t a = ft_aeth[s->syndrome];
+	if (!op_known(s->opcode) || (s->bth1 & 0xf))
+		return drop(f, FT_DROP_MALFORMED);
+	if (s->qpn == 0xffffff)
+		return drop(f, s->bad_icrc ? FT_DROP_ICRC : FT_DROP_MCAST);
+	if (li < 0)
+		return drop(f, FT_DROP_UNKNOWN_QP);
+	if ((s->opcode & 0xe0) != 0)
+		return drop(f, FT_DROP_QP_STATE);
+	if (s->ipv6)
+		return drop(f, FT_DROP_ADDRESS);
+	if (!pkey_ok)
+		return drop(f, FT_DROP_KEY);
+	if (s->bad_icrc)
+		return drop(f, FT_DROP_ICRC);
+	/* rxe would take it: an injected frame at a QP, which none may be */
+	fprintf(stderr, "%s: internal error: frame of opcode 0x%02x to live QP %u accepted\n",
+		raw_prog, s->opcode, c.live_qpn[li]);
+	exit(1);
+}
 
-		f->cls = FT_CLS_ACK + (a >> 6);
-		f->slot = FT_CLS_ACK + (a & (FT_AETH_NAK - 1));
-	}
+/* Bytes of UDP payload the headers of @s need: BTH, its ext headers, pad, ICRC. */
+static int udp_need(const struct spec *s)
+{
+	int ext = s->opcode == FT_OPCODE_CNP ? 16 : ft_ops[s->opcode].ext;
+
+	if (!(ft_ops[s->opcode].flags & FT_OP_VALID) && s->opcode != FT_OPCODE_CNP)
+		ext = 0;
+	return 12 + ext + 4 + s->pad;
+}
+
+/*
+ * A frame of spec @s to live QP @li (or -1) whose UDP payload the receiver
+ * sees cut to @u bytes (lengths claiming no more): too short for its
+ * headers is malformed; a longer cut has its ICRC elsewhere than where it
+ * belongs.
+ */
+static void predict_cut(struct frame *f, const struct spec *s, int li, int u)
+{
+	struct spec t = *s;
+	int full = 12 + s->ext + s->payload + s->pad + 4;
+
+	if (u < udp_need(s))
+		return drop(f, FT_DROP_MALFORMED);
+	t.bad_icrc |= u != full;
+	predict(f, &t, li);
 }
 
 /* ---- the categories ------------------------------------------------------- */
@@ -379,16 +460,6 @@ static void tmpl_spec(struct spec *s, uint64_t t)
 	s->qpn = dead_qpn();
 	if (s->opcode == 0x11 || s->opcode == 0x10)
 		s->syndrome = 0;
-}
-
-/* The verdict for a frame whose UDP payload is @u bytes of spec @s. */
-static enum fate trunc_fate(const struct spec *s, int u)
-{
-	int need = 12 + (s->opcode == FT_OPCODE_CNP ? 16 : ft_ops[s->opcode].ext) + 4 + s->pad;
-
-	if (!(ft_ops[s->opcode].flags & FT_OP_VALID) && s->opcode != FT_OPCODE_CNP)
-		need = 12 + 4 + s->pad;
-	return u < need ? F_MAL : F_UNK;
 }
 
 /* Every cut point of every template, lengths left claiming the whole frame. */
@@ -432,21 +503,22 @@ static void g_trunc_fixed(struct frame *f, uint64_t i, uint64_t n)
 	}
 	put16(ip + 24, cut - 34);
 	u = cut - 42;
-	f->fate = trunc_fate(&s, u);
+	predict_cut(f, &s, -1, u);
 }
 
-/* The same cuts at a live QP: the parser must reject them, the QP unchanged. */
+/* The same cuts at a live QP, always short of its headers: malformed. */
 static void g_live_trunc(struct frame *f, uint64_t i, uint64_t n)
 {
 	struct spec s;
 	uint8_t *ip;
-	int need, u;
+	int need, u, li;
 
 	(void)n;
 	if (!c.nlive)
 		return g_trunc_fixed(f, i, n);
 	tmpl_spec(&s, i % NTMPL);
-	s.qpn = c.live_qpn[(i / NTMPL) % c.nlive];
+	li = (i / NTMPL) % c.nlive;
+	s.qpn = c.live_qpn[li];
 	build(f, &s);
 	need = 12 + tmpl[i % NTMPL].ext + 4;
 	u = (i / NTMPL / c.nlive) % need;	/* 0 .. need-1: always short */
@@ -456,7 +528,7 @@ static void g_live_trunc(struct frame *f, uint64_t i, uint64_t n)
 	put16(ip + 24, 8 + u);
 	f->len = 42 + u;
 	f->rx_len = 28 + u;
-	f->fate = F_MAL;
+	predict_cut(f, &s, li, u);
 }
 
 /* UDP length shorter than the datagram: the UDP stack trims to it. */
@@ -472,7 +544,10 @@ static void g_udp_short(struct frame *f, uint64_t i, uint64_t n)
 	ulen = (i / NTMPL) % full;		/* 0 .. full-1 */
 	put16(l3(f) + 24, ulen);
 	f->rx_len = 20 + ulen;
-	f->fate = ulen < 8 ? F_STACK : trunc_fate(&s, ulen - 8);
+	if (ulen < 8)
+		f->fate = F_STACK;
+	else
+		predict_cut(f, &s, -1, ulen - 8);
 }
 
 /* UDP length longer than the datagram: udp_rcv drops it. */
@@ -556,7 +631,7 @@ static void g_ip_opts(struct frame *f, uint64_t i, uint64_t n)
 	tmpl_spec(&s, i % NTMPL);
 	s.ihl = 6 + (i / NTMPL) % 10;
 	build(f, &s);
-	f->fate = trunc_fate(&s, s.ext + s.payload + 12 + 4);
+	predict(f, &s, -1);
 }
 
 static void g_ip_opts_bad(struct frame *f, uint64_t i, uint64_t n)
@@ -575,11 +650,6 @@ static void g_ip_opts_bad(struct frame *f, uint64_t i, uint64_t n)
 	f->fate = F_STACK;
 }
 
-static enum fate v6_fate(enum fate reach)
-{
-	return c.no_ipv6 ? F_STACK : reach;
-}
-
 /* RoCEv2 over IPv6 to a dead QPN, any template. */
 static void g_ipv6(struct frame *f, uint64_t i, uint64_t n)
 {
@@ -590,7 +660,10 @@ static void g_ipv6(struct frame *f, uint64_t i, uint64_t n)
 	s.ipv6 = true;
 	s.bad_icrc = i & 1;
 	build(f, &s);
-	f->fate = v6_fate(F_UNK);
+	if (c.no_ipv6)
+		f->fate = F_STACK;
+	else
+		predict(f, &s, -1);
 }
 
 /*
@@ -617,7 +690,10 @@ static void g_ipv6_trunc(struct frame *f, uint64_t i, uint64_t n)
 	udp6_csum(ip, ip + 40, 8 + u);
 	f->len = 14 + 48 + u;
 	f->rx_len = 48 + u;
-	f->fate = v6_fate(F_MAL);
+	if (c.no_ipv6)
+		f->fate = F_STACK;
+	else
+		predict_cut(f, &s, -1, u);
 }
 
 /* IPv6 payload length longer than the frame: ipv6_rcv drops it. */
@@ -658,7 +734,10 @@ static void g_vlan0(struct frame *f, uint64_t i, uint64_t n)
 	s.vlan = true;
 	s.vid = rndn(8) << 13;
 	build(f, &s);
-	f->fate = c.vlan0_reaches ? F_UNK : F_STACK;
+	if (c.vlan0_reaches)
+		predict(f, &s, -1);
+	else
+		f->fate = F_STACK;
 }
 
 /*
@@ -718,7 +797,7 @@ static void g_frag_pair(struct frame *f, uint64_t i, uint64_t n)
 	frag2.fate = F_STACK;		/* counted once, with the first */
 	frag_hdr(l3(f), id, 0, true, 20 + d);
 	f->len = 34 + d;
-	f->fate = trunc_fate(&s, data - 8);
+	predict(f, &s, -1);
 	f->rx_len = 20 + data;
 	/* what rxe sees is the whole datagram: rebuild it for --check */
 	f->next = &frag2;
@@ -751,10 +830,10 @@ static void g_bad_opcode(struct frame *f, uint64_t i, uint64_t n)
 	s.qpn = dead_qpn();
 	s.bad_icrc = rndn(2);
 	build(f, &s);
-	f->fate = F_UNK;
+	predict(f, &s, -1);
 }
 
-/* CNPs (0x81) to dead QPNs: fabtrace takes them, rxe has no such opcode. */
+/* CNPs (0x81) to dead QPNs: rxe has no such opcode, and no QP would take them. */
 static void g_cnp(struct frame *f, uint64_t i, uint64_t n)
 {
 	struct spec s;
@@ -765,7 +844,7 @@ static void g_cnp(struct frame *f, uint64_t i, uint64_t n)
 	s.fb = 0x40;
 	s.qpn = dead_qpn();
 	build(f, &s);
-	f->fate = F_UNK;
+	predict(f, &s, -1);
 }
 
 /* ACKs with every syndrome, reserved ones included, to dead QPNs. */
@@ -779,7 +858,7 @@ static void g_bad_nak(struct frame *f, uint64_t i, uint64_t n)
 	s.syndrome = (i / 2) % 256;
 	s.qpn = dead_qpn();
 	build(f, &s);
-	f->fate = F_UNK;
+	predict(f, &s, -1);
 }
 
 /* Valid opcodes, random flags and P_Key, random dead QPNs (and QPN 0). */
@@ -792,7 +871,9 @@ static void g_rand_qpn(struct frame *f, uint64_t i, uint64_t n)
 	spec_valid(&s, valid_ops[i % n_valid]);
 	s.payload = rndn(80);
 	s.pad = rndn(4);
-	s.bth1 = rnd() & 0xcf;			/* SE, M, TVer: anything */
+	s.bth1 = rnd() & 0xc0;			/* SE, M: anything */
+	if (!rndn(4))
+		s.bth1 |= rnd() & 0xf;		/* TVer, a fourth of the time: anything */
 	s.fb = rnd();
 	s.pkey = rndn(4) ? 0xffff : rnd();
 	s.qpn = (i % 97 == 0) ? 0 : dead_qpn();
@@ -800,12 +881,13 @@ static void g_rand_qpn(struct frame *f, uint64_t i, uint64_t n)
 	if (ft_ops[s.opcode].flags & FT_OP_AETH)
 		s.syndrome = rnd();
 	build(f, &s);
-	f->fate = F_UNK;
+	predict(f, &s, -1);
 }
 
 /*
  * QPN 0xffffff with a good ICRC and TVer 0: rxe's multicast path counts it
- * in rcvd_pkts, then finds no group.  Bad ICRC: dropped before counting.
+ * in rcvd_pkts, then finds no group (mcast).  Bad ICRC: dropped before
+ * counting (icrc).
  */
 static void g_mcast(struct frame *f, uint64_t i, uint64_t n)
 {
@@ -818,8 +900,7 @@ static void g_mcast(struct frame *f, uint64_t i, uint64_t n)
 	s.qpn = 0xffffff;
 	s.bad_icrc = (i / 2) & 1;
 	build(f, &s);
-	f->fate = F_UNK;
-	f->accept = !s.bad_icrc;
+	predict(f, &s, -1);
 }
 
 /* Pad count larger than the bytes after the headers: malformed. */
@@ -842,7 +923,7 @@ static void g_bad_pad(struct frame *f, uint64_t i, uint64_t n)
 	put16(ip + 24, 8 + 12 + p + 4);
 	f->len = 14 + 20 + 8 + 12 + p + 4;
 	f->rx_len = f->len - 14;
-	f->fate = F_MAL;
+	drop(f, FT_DROP_MALFORMED);
 }
 
 static int live_pick(uint64_t i)
@@ -850,7 +931,10 @@ static int live_pick(uint64_t i)
 	return i % c.nlive;
 }
 
-/* A request PSN ahead of what the live QP expects: counted as rx-oos. */
+/*
+ * A request PSN far ahead of what the live QP expects: were the frame
+ * counted on the QP, its PSN tracker would count it out of sequence.
+ */
 static uint32_t live_req_psn(int li)
 {
 	if (!c.live_psn[li])
@@ -858,7 +942,10 @@ static uint32_t live_req_psn(int li)
 	return (c.live_rq_psn[li] + 0x400000 + rndn(0x100000)) & 0xffffff;
 }
 
-/* Valid RC requests to live QPs with a bad ICRC (some with a bad P_Key or TVer). */
+/*
+ * Valid RC requests to live QPs with a bad ICRC: icrc; a seventh with a bad
+ * P_Key too (key, checked first), a seventh with TVer 1 (malformed).
+ */
 static void g_live_bad_icrc(struct frame *f, uint64_t i, uint64_t n)
 {
 	static const uint8_t ops[] = { 0x0a, 0x04, 0x06, 0x0b, 0x05, 0x00, 0x02 };
@@ -879,10 +966,10 @@ static void g_live_bad_icrc(struct frame *f, uint64_t i, uint64_t n)
 	case 1: s.bth1 = 1; break;		/* TVer 1 */
 	}
 	build(f, &s);
-	live_class(f, &s, li);
+	predict(f, &s, li);
 }
 
-/* Reserved RC opcodes at live QPs: rxe drops them unparsed, fabtrace: "other". */
+/* Reserved RC opcodes at live QPs: rxe drops them unparsed: malformed. */
 static void g_live_reserved(struct frame *f, uint64_t i, uint64_t n)
 {
 	struct spec s;
@@ -896,7 +983,7 @@ static void g_live_reserved(struct frame *f, uint64_t i, uint64_t n)
 	s.payload = rndn(64);
 	s.qpn = c.live_qpn[li];
 	build(f, &s);
-	live_class(f, &s, li);
+	predict(f, &s, li);
 }
 
 static void g_live_cnp(struct frame *f, uint64_t i, uint64_t n)
@@ -914,10 +1001,10 @@ static void g_live_cnp(struct frame *f, uint64_t i, uint64_t n)
 	s.qpn = c.live_qpn[li];
 	s.bad_icrc = (i / c.nlive) & 1;
 	build(f, &s);
-	live_class(f, &s, li);
+	predict(f, &s, li);
 }
 
-/* UD opcodes (DETH) to RC QPs, good ICRC: rxe's type check drops them. */
+/* UD opcodes (DETH) to RC QPs, good ICRC: rxe's type check drops them (qp_state). */
 static void g_live_ud(struct frame *f, uint64_t i, uint64_t n)
 {
 	struct spec s;
@@ -932,10 +1019,10 @@ static void g_live_ud(struct frame *f, uint64_t i, uint64_t n)
 	s.qpn = c.live_qpn[li];
 	s.psn = live_req_psn(li);
 	build(f, &s);
-	live_class(f, &s, li);
+	predict(f, &s, li);
 }
 
-/* NAKs and ACKs, every syndrome, bad ICRC, PSN long acknowledged. */
+/* NAKs and ACKs, every syndrome, bad ICRC (icrc), PSN long acknowledged. */
 static void g_live_nak(struct frame *f, uint64_t i, uint64_t n)
 {
 	struct spec s;
@@ -952,10 +1039,10 @@ static void g_live_nak(struct frame *f, uint64_t i, uint64_t n)
 		s.psn = (c.live_sq_psn[li] - 0x400000 - rndn(0x100000)) & 0xffffff;
 	s.bad_icrc = true;
 	build(f, &s);
-	live_class(f, &s, li);
+	predict(f, &s, li);
 }
 
-/* IPv6 frames carrying a live IPv4 QP's number: rxe's address check drops them. */
+/* IPv6 frames carrying a live IPv4 QP's number: rxe's address check drops them (address). */
 static void g_live_ipv6(struct frame *f, uint64_t i, uint64_t n)
 {
 	struct spec s;
@@ -974,7 +1061,46 @@ static void g_live_ipv6(struct frame *f, uint64_t i, uint64_t n)
 	if (c.no_ipv6)
 		f->fate = F_STACK;
 	else
-		live_class(f, &s, li);
+		predict(f, &s, li);
+}
+
+/*
+ * Forged congestion: an RDMA WRITE ONLY to a live QP, from its peer, at the
+ * PSN it expects, CE-marked with --dscp, which rxe drops: with a bad ICRC
+ * (icrc), or a good one and a P_Key outside the default partition (key).
+ * Never counted on the QP, so never answered with a CNP.
+ */
+static void live_ce(struct frame *f, uint64_t i, uint64_t n, bool bad_pkey)
+{
+	struct spec s;
+	int li;
+
+	if (!c.nlive)
+		return g_rand_qpn(f, i, n);
+	li = live_pick(i);
+	spec_init(&s);
+	spec_valid(&s, 0x0a);
+	s.payload = 1 + rndn(256);
+	s.tos = c.dscp << 2 | FT_ECN_CE;
+	s.qpn = c.live_qpn[li];
+	if (c.live_psn[li])
+		s.psn = c.live_rq_psn[li];
+	if (bad_pkey)
+		s.pkey = 0x8000 | rndn(0x7fff);		/* full member of 0x0000..0x7ffe */
+	else
+		s.bad_icrc = true;
+	build(f, &s);
+	predict(f, &s, li);
+}
+
+static void g_live_ce_icrc(struct frame *f, uint64_t i, uint64_t n)
+{
+	live_ce(f, i, n, false);
+}
+
+static void g_live_ce_pkey(struct frame *f, uint64_t i, uint64_t n)
+{
+	live_ce(f, i, n, true);
 }
 
 static struct cat cats[] = {
@@ -1009,21 +1135,45 @@ static struct cat cats[] = {
 	{ .name = "live_ud_opcode", .weight = 200, .gen = g_live_ud },
 	{ .name = "live_nak", .weight = 200, .gen = g_live_nak },
 	{ .name = "live_ipv6", .weight = 100, .gen = g_live_ipv6 },
+	{ .name = "live_ce_icrc", .weight = 100, .gen = g_live_ce_icrc },
+	{ .name = "live_ce_pkey", .weight = 100, .gen = g_live_ce_pkey },
 };
 #define NCATS	(sizeof(cats) / sizeof(cats[0]))
 
-/* ---- --check: fabtrace's parser on what rxe_rcv() would see -------------- */
+/* ---- --check: fabtrace's parser and classifier on what rxe_rcv() sees --- */
 
 static uint64_t check_fail;
 
+/* A live QP's number: its index, else -1. */
+static int live_index(uint32_t qpn)
+{
+	int li;
+
+	for (li = 0; li < c.nlive; li++)
+		if (c.live_qpn[li] == qpn)
+			return li;
+	return -1;
+}
+
+/*
+ * What fabtrace's receive path makes of a frame rxe_rcv() drops (its drop
+ * tap, kmod/tap.c): the whole packet, from its IP header, goes to the parser,
+ * then to the classifier, which knows --live-qpn's QPs as RC QPs in RTS
+ * whose peer is --src-ip; a CNP the classifier's rxe would take is counted
+ * on its QP.
+ */
 static void check_frame(struct cat *k, struct frame *f)
 {
-	uint8_t whole[FMAX];
+	static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+	uint8_t whole[FMAX], peer[16];
 	const uint8_t *ip = l3(f);
+	struct ft_drop_qp dq = { 0 };
 	struct ft_pkt pkt = { 0 };
 	enum ft_parse_err e;
-	enum fate want;
+	enum ft_drop why = FT_DROP_MAX;
+	enum fate fate = F_DROP;
 	uint32_t len = f->rx_len;
+	int li = -1;
 
 	if (f->fate == F_STACK)
 		return;
@@ -1035,20 +1185,33 @@ static void check_frame(struct cat *k, struct frame *f)
 		memcpy(whole + 20 + d1, l3(f->next) + 20, d2);
 		ip = whole;
 	}
-	e = ft_parse(ip, len < FT_HDR_MAX ? len : FT_HDR_MAX, len, &pkt);
-	want = e != FT_PARSE_OK ? F_MAL : F_UNK;
-	if (e == FT_PARSE_OK && f->fate == F_LIVE) {
-		want = F_LIVE;
-		if (pkt.slot != f->slot || pkt.payload != f->payload)
-			want = F_MAX;
+	memcpy(peer, v4mapped, 12);
+	memcpy(peer + 12, &c.src_ip, 4);
+	e = ft_parse(ip, len, len, &pkt);
+	if (e != FT_PARSE_OK) {
+		why = ft_drop_reason(ip, len, len, NULL, &dq);
+	} else {
+		li = live_index(pkt.qpn);
+		if (li >= 0) {
+			dq.found = 1;
+			dq.type = 2;		/* IB_QPT_RC */
+			dq.state = 3;		/* IB_QPS_RTS */
+			dq.peer = peer;
+		}
+		if (pkt.opcode == FT_OPCODE_CNP && ft_rxe_takes(ip, len, len, &pkt, &dq))
+			fate = F_QP;
+		else
+			why = ft_drop_reason(ip, len, len, &pkt, &dq);
 	}
-	if (want != f->fate) {
-		if (check_fail++ < 20)
-			fprintf(stderr, "%s: check: %s frame (%d bytes) predicted %s, parser says %s "
-				"(err %d, slot %d/%d, payload %u/%u)\n", raw_prog, k->name, f->len,
-				fate_names[f->fate], want == F_MAX ? "other class" : fate_names[want],
-				e, pkt.slot, f->slot, pkt.payload, f->payload);
-	}
+	if (fate == f->fate && (fate == F_DROP ? why == f->why :
+	    li == f->live && pkt.slot == f->slot && pkt.payload == f->payload))
+		return;
+	if (check_fail++ < 20)
+		fprintf(stderr, "%s: check: %s frame (%d bytes) predicted %s %s, fabtrace says %s %s "
+			"(parse err %d, QP %d/%d, slot %d/%d, payload %u/%u)\n", raw_prog, k->name,
+			f->len, fate_names[f->fate], f->fate == F_DROP ? why_names[f->why] : "",
+			fate_names[fate], fate == F_DROP ? why_names[why] : "", e, f->live, li,
+			f->slot, pkt.slot, f->payload, pkt.payload);
 }
 
 /* ---- options ------------------------------------------------------------ */
@@ -1063,19 +1226,24 @@ static void usage(void)
 "  --dst-ip6 ADDR         IPv6 destination (the receiver's link-local); without it\n"
 "                         IPv6 frames go to fe80::1 and count as dropped by the stack\n"
 "  --src-ip6 ADDR         IPv6 source (default fe80::2)\n"
-"  --live-qpn Q[:RQ:SQ]   a QP number the receiver has (repeat, up to %d), with its\n"
-"                         expected request PSN and send PSN (rdma resource show qp)\n"
+"  --live-qpn Q[:RQ:SQ]   an RC QP of the receiver in RTS, whose peer is --src-ip\n"
+"                         (repeat, up to %d), with its expected request PSN and send\n"
+"                         PSN (rdma resource show qp); every other QPN is no QP's\n"
 "  --vlan0-reaches        priority-tagged (VID 0) frames reach IP on the receiver\n"
 "  --seed S               frame i is a function of S and i (default 1)\n"
 "  --count N              frames to send (default 100000)\n"
 "  --rate R               frames per second (default 0: as fast as the NIC takes them)\n"
 "  --only NAME            only category NAME (see the summary's \"categories\")\n"
+"  --dscp D               DSCP of the CE-marked frames of live_ce_icrc and\n"
+"                         live_ce_pkey (default 0)\n"
 "  --pcap FILE            write the frames to FILE instead of sending\n"
-"  --check                run fabtrace's parser on every frame predicted to reach rxe\n"
+"  --check                run fabtrace's parser and drop classifier on every frame\n"
+"                         predicted to reach rxe\n"
 "                         (no sending unless --ifname is given too); exit 1 on a miss\n"
 "  --timeout-s S          deadline (default 600; 0 = none)\n"
-"Prints one JSON line: frames sent and their predicted fate, by category and in\n"
-"total, and what each live QP must add to its rx counters.\n"
+"Prints one JSON line: frames sent and their predicted fate (stack, drop, qp), the\n"
+"drops by reason, by category and in total, and what each live QP must add to\n"
+"its rx counters (the CNPs its checks take).\n"
 "Exit: 0 ok, 1 failure, 2 usage, 3 deadline.\n", raw_prog, MAX_LIVE);
 }
 
@@ -1113,13 +1281,20 @@ static void parse_live(const char *s)
 	c.live_qpn[n] = parse_u("--live-qpn", buf, 0xffffff);
 	if (c.live_qpn[n] == 0 || c.live_qpn[n] == 0xffffff)
 		raw_usage_error("--live-qpn: %u is not a QP's number", c.live_qpn[n]);
+	if (live_index(c.live_qpn[n]) >= 0)
+		raw_usage_error("--live-qpn: %u given twice", c.live_qpn[n]);
 	c.nlive++;
 }
 
 static void parse(int argc, char **argv)
 {
+<<<<<<< HEAD
 	enum { O_DIP6 = RAW_O_PROG, O_SIP6, O_LIVE, O_V0, O_SEED, O_COUNT, O_RATE, O_ONLY,
 	       O_CHECK, O_TIMEOUT };
+=======
+	enum { O_IF = 256, O_DIP, O_DMAC, O_SIP, O_SMAC, O_DIP6, O_SIP6, O_LIVE, O_V0,
+	       O_SEED, O_COUNT, O_RATE, O_ONLY, O_DSCP, O_PCAP, O_CHECK, O_TIMEOUT };
+>>>>>>> fuzz
 	static const struct option opts[] = {
 		RAW_LINK_OPTIONS,
 		RAW_IPV4_OPTIONS,
@@ -1131,6 +1306,11 @@ static void parse(int argc, char **argv)
 		{ "count", required_argument, NULL, O_COUNT },
 		{ "rate", required_argument, NULL, O_RATE },
 		{ "only", required_argument, NULL, O_ONLY },
+<<<<<<< HEAD
+=======
+		{ "dscp", required_argument, NULL, O_DSCP },
+		{ "pcap", required_argument, NULL, O_PCAP },
+>>>>>>> fuzz
 		{ "check", no_argument, NULL, O_CHECK },
 		{ "timeout-s", required_argument, NULL, O_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
@@ -1164,6 +1344,11 @@ static void parse(int argc, char **argv)
 				raw_usage_error("--only: no category '%s'", optarg);
 			c.only = optarg;
 			break;
+<<<<<<< HEAD
+=======
+		case O_DSCP: c.dscp = parse_u("--dscp", optarg, 63); break;
+		case O_PCAP: c.pcap = optarg; break;
+>>>>>>> fuzz
 		case O_CHECK: c.check = true; break;
 		case O_TIMEOUT: c.timeout_s = raw_parse_timeout(optarg); break;
 		}
@@ -1197,18 +1382,27 @@ static int emit(const struct frame *f)
 	return w ? -1 : 0;
 }
 
-static void json_fates(const uint64_t *fate, uint64_t accept)
+/*
+ * Frames by fate; "rxe_accept", those rxe counts in rcvd_pkts (and drops:
+ * mcast); the drops by reason, every one (@all) or those that happened.
+ */
+static void json_fates(const uint64_t *fate, const uint64_t *why, bool all)
 {
-	int k;
+	int k, m = 0;
 
 	for (k = 0; k < F_MAX; k++)
 		printf("\"%s\":%llu,", fate_names[k], (unsigned long long)fate[k]);
-	printf("\"rxe_accept\":%llu", (unsigned long long)accept);
+	printf("\"rxe_accept\":%llu,\"drops\":{", (unsigned long long)why[FT_DROP_MCAST]);
+	for (k = 0; k < FT_DROP_MAX; k++)
+		if (all || why[k])
+			printf("%s\"%s\":%llu", m++ ? "," : "", why_names[k],
+			       (unsigned long long)why[k]);
+	printf("}");
 }
 
 int main(int argc, char **argv)
 {
-	uint64_t tot[F_MAX] = { 0 }, accept = 0, frames = 0, i, cum, pick;
+	uint64_t tot[F_MAX] = { 0 }, why[FT_DROP_MAX] = { 0 }, frames = 0, i, cum, pick;
 	uint64_t idx[NCATS] = { 0 };
 	int wsum = 0, rc = 0, li, k;
 	const char *error = NULL;
@@ -1269,16 +1463,15 @@ int main(int argc, char **argv)
 		tot[f.fate]++;
 		if (f.next)
 			tot[F_STACK]++;
-		if (f.accept) {
-			cats[n].accept++;
-			accept++;
+		if (f.fate == F_DROP) {
+			cats[n].why[f.why]++;
+			why[f.why]++;
 		}
-		if (f.fate == F_LIVE) {
+		if (f.fate == F_QP) {
 			struct live_acct *a = &live[f.live];
 
 			a->pkts++;
 			a->bytes += f.payload;
-			a->req += f.req;
 			a->cls[f.cls]++;
 			if (f.cls == FT_CLS_NAK)
 				a->nak[f.slot - FT_CLS_NAK]++;
@@ -1308,9 +1501,9 @@ int main(int argc, char **argv)
 	printf("{\"prog\":\"ft_wirefuzz\",\"seed\":%llu,\"count\":%ld,\"iterations\":%llu,"
 	       "\"frames\":%llu,", (unsigned long long)c.seed, c.count, (unsigned long long)i,
 	       (unsigned long long)frames);
-	json_fates(tot, accept);
+	json_fates(tot, why, true);
 	printf(",\"reach_rxe\":%llu,\"ipv6\":%s,\"vlan0_reaches\":%s,\"check_fail\":%llu,\"categories\":{",
-	       (unsigned long long)(tot[F_MAL] + tot[F_UNK] + tot[F_LIVE]),
+	       (unsigned long long)(tot[F_DROP] + tot[F_QP]),
 	       c.no_ipv6 ? "false" : "true", c.vlan0_reaches ? "true" : "false",
 	       (unsigned long long)check_fail);
 	for (n = 0, k = 0; n < NCATS; n++) {
@@ -1318,16 +1511,15 @@ int main(int argc, char **argv)
 			continue;
 		printf("%s\"%s\":{\"sent\":%llu,", k++ ? "," : "", cats[n].name,
 		       (unsigned long long)cats[n].sent);
-		json_fates(cats[n].fate, cats[n].accept);
+		json_fates(cats[n].fate, cats[n].why, false);
 		printf("}");
 	}
 	printf("},\"live_qps\":{");
 	for (li = 0; li < c.nlive; li++) {
 		struct live_acct *a = &live[li];
 
-		printf("%s\"%u\":{\"packets\":%llu,\"bytes\":%llu,\"requests\":%llu", li ? "," : "",
-		       c.live_qpn[li], (unsigned long long)a->pkts, (unsigned long long)a->bytes,
-		       (unsigned long long)a->req);
+		printf("%s\"%u\":{\"packets\":%llu,\"bytes\":%llu", li ? "," : "",
+		       c.live_qpn[li], (unsigned long long)a->pkts, (unsigned long long)a->bytes);
 		for (k = 0; k < FT_CLS_MAX; k++)
 			printf(",\"%s\":%llu", cls_names[k], (unsigned long long)a->cls[k]);
 		printf(",\"rx_nak\":{");
