@@ -280,6 +280,8 @@ void ft_event_note(const struct ft_dev *dev, struct ft_qp *qp, unsigned int ev)
 struct storm_arg {
 	u32 port, prio, qps;
 	u64 duration;
+	u32 link_ifindex;
+	const char *link;
 };
 
 static void fill_storm(struct ft_event *e, const void *arg)
@@ -290,6 +292,8 @@ static void fill_storm(struct ft_event *e, const void *arg)
 	e->storm.prio = a->prio;
 	e->storm.qps = a->qps;
 	e->storm.duration = a->duration;
+	e->storm.link_ifindex = a->link_ifindex;
+	strscpy(e->storm.link, a->link, sizeof(e->storm.link));
 }
 
 /**
@@ -300,11 +304,14 @@ static void fill_storm(struct ft_event *e, const void *arg)
  * @prio: the priority
  * @duration: ns paused so far (start) or in all (end)
  * @qps: live QPs of @port with @prio
+ * @link_ifindex: the ifindex of the port's link (pfc.c) whose priority it
+ *	is; 0 to name none
+ * @link: and its name
  */
 void ft_event_storm(const struct ft_dev *dev, u32 kind, u32 port, u32 prio,
-		    u64 duration, u32 qps)
+		    u64 duration, u32 qps, u32 link_ifindex, const char *link)
 {
-	const struct storm_arg a = { port, prio, qps, duration };
+	const struct storm_arg a = { port, prio, qps, duration, link_ifindex, link };
 
 	ev_queue(dev, NULL, kind, 0, fill_storm, &a);
 }

@@ -3,6 +3,7 @@
 #ifndef _FABTRACE_EVENTS_H
 #define _FABTRACE_EVENTS_H
 
+#include <linux/if.h>
 #include <rdma/ib_verbs.h>
 #include <uapi/linux/fabtrace.h>
 
@@ -34,6 +35,8 @@ struct ft_event {
 		struct {
 			u32 port, prio, qps;
 			u64 duration;
+			u32 link_ifindex;	/* 0: not named */
+			char link[IFNAMSIZ];
 		} storm;
 		struct {
 			u32 port;
@@ -65,7 +68,7 @@ struct ft_dev;
 void ft_event_qp(const struct ft_dev *dev, struct ft_qp *qp, unsigned int kind);
 void ft_event_note(const struct ft_dev *dev, struct ft_qp *qp, unsigned int ev);
 void ft_event_storm(const struct ft_dev *dev, u32 kind, u32 port, u32 prio,
-		    u64 duration, u32 qps);
+		    u64 duration, u32 qps, u32 link_ifindex, const char *link);
 void ft_event_policy(const struct ft_dev *dev, u32 port,
 		     const struct ft_port_policy *old,
 		     const struct ft_port_policy *new);

@@ -46,7 +46,11 @@ static int put_port_kind(struct sk_buff *skb, const struct ft_event *e)
 		       nla_put_u32(skb, FABTRACE_A_EVENT_PRIO, e->storm.prio) ||
 		       ft_nl_put_u64(skb, FABTRACE_A_EVENT_DURATION, e->storm.duration,
 				     FABTRACE_A_EVENT_PAD) ||
-		       nla_put_u32(skb, FABTRACE_A_EVENT_QPS, e->storm.qps) ? -EMSGSIZE : 0;
+		       nla_put_u32(skb, FABTRACE_A_EVENT_QPS, e->storm.qps) ||
+		       (e->storm.link_ifindex &&
+			(nla_put_string(skb, FABTRACE_A_EVENT_LINK_NAME, e->storm.link) ||
+			 nla_put_u32(skb, FABTRACE_A_EVENT_LINK_IFINDEX, e->storm.link_ifindex))) ?
+		       -EMSGSIZE : 0;
 	case FABTRACE_EVENT_KIND_POLICY_CHANGE:
 		return nla_put_u32(skb, FABTRACE_A_EVENT_PORT, e->policy.port) ||
 		       ft_nl_put_policy(skb, FABTRACE_A_EVENT_POLICY_OLD, &e->policy.old) ||

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Netlink: the PFC frames each port received (pfc-get do and dump). */
+/* Netlink: the PFC frames each port's links received (pfc-get do and dump). */
 
 #include <linux/netdevice.h>
 #include <linux/pid_namespace.h>
@@ -12,17 +12,14 @@
 #include "nl.h"
 #include "pfc.h"
 
-static int put_prio(struct sk_buff *skb, const struct ft_pfc_prio *s, u64 now,
-		    unsigned int prio, u32 qps)
+/* One priority's nest; @qps only for a port's (QPs are a port's, not a link's). */
+static int put_prio(struct sk_buff *skb, int type, const struct ft_pfc_prio_snap *ps,
+		    unsigned int prio, const u32 *qps)
 {
-	u32 state = FABTRACE_PFC_STATE_IDLE;
+	const struct ft_pfc_prio *s = &ps->sum;
 	struct nlattr *nest;
 
-	if (s->storm_start)
-		state = FABTRACE_PFC_STATE_STORM;
-	else if (ft_pfc_is_paused(s, now))
-		state = FABTRACE_PFC_STATE_PAUSED;
-	nest = nla_nest_start(skb, FABTRACE_A_PFC_PRIO);
+	nest = nla_nest_start(skb, type);
 	if (!nest)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, FABTRACE_A_PFC_PRIO_PRIO, prio) ||
@@ -30,13 +27,13 @@ static int put_prio(struct sk_buff *skb, const struct ft_pfc_prio *s, u64 now,
 	    ft_nl_put_u64(skb, FABTRACE_A_PFC_PRIO_XOFF, s->xoff, FABTRACE_A_PFC_PRIO_PAD) ||
 	    ft_nl_put_u64(skb, FABTRACE_A_PFC_PRIO_XON, s->xon, FABTRACE_A_PFC_PRIO_PAD) ||
 	    ft_nl_put_u64(skb, FABTRACE_A_PFC_PRIO_QUANTA, s->quanta, FABTRACE_A_PFC_PRIO_PAD) ||
-	    ft_nl_put_u64(skb, FABTRACE_A_PFC_PRIO_PAUSED_NS, ft_pfc_paused(s, now),
+	    ft_nl_put_u64(skb, FABTRACE_A_PFC_PRIO_PAUSED_NS, s->paused_ns,
 			  FABTRACE_A_PFC_PRIO_PAD) ||
 	    ft_nl_put_u64(skb, FABTRACE_A_PFC_PRIO_UNEXPECTED, s->unexpected,
 			  FABTRACE_A_PFC_PRIO_PAD) ||
 	    ft_nl_put_u64(skb, FABTRACE_A_PFC_PRIO_STORMS, s->storms, FABTRACE_A_PFC_PRIO_PAD) ||
-	    nla_put_u32(skb, FABTRACE_A_PFC_PRIO_STATE, state) ||
-	    nla_put_u32(skb, FABTRACE_A_PFC_PRIO_QPS, qps)) {
+	    nla_put_u32(skb, FABTRACE_A_PFC_PRIO_STATE, ps->state) ||
+	    (qps && nla_put_u32(skb, FABTRACE_A_PFC_PRIO_QPS, qps[prio]))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -44,27 +41,54 @@ static int put_prio(struct sk_buff *skb, const struct ft_pfc_prio *s, u64 now,
 	return 0;
 }
 
+/* One link's nest: the priorities it had frames for (the others are all 0). */
+static int put_link(struct sk_buff *skb, const struct ft_pfc_link_snap *ls)
+{
+	struct nlattr *nest;
+	unsigned int i;
+
+	nest = nla_nest_start(skb, FABTRACE_A_PFC_LINK);
+	if (!nest)
+		return -EMSGSIZE;
+	if ((ls->visible &&
+	     (nla_put_string(skb, FABTRACE_A_PFC_LINK_NETDEV_NAME, ls->name) ||
+	      nla_put_u32(skb, FABTRACE_A_PFC_LINK_NETDEV_IFINDEX, ls->ifindex))) ||
+	    nla_put_u32(skb, FABTRACE_A_PFC_LINK_SPEED, ls->mbps) ||
+	    ft_nl_put_u64(skb, FABTRACE_A_PFC_LINK_MALFORMED, ls->malformed,
+			  FABTRACE_A_PFC_LINK_PAD) ||
+	    ft_nl_put_u64(skb, FABTRACE_A_PFC_LINK_PAUSE, ls->pause, FABTRACE_A_PFC_LINK_PAD))
+		goto err_cancel;
+	for (i = 0; i < FT_PAUSE_PRIOS; i++)
+		if (ls->prio[i].sum.frames &&
+		    put_prio(skb, FABTRACE_A_PFC_LINK_PRIO, &ls->prio[i], i, NULL))
+			goto err_cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+
+err_cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
 static int pfc_fill(struct sk_buff *skb, struct ft_dev *dev, u32 port,
 		    const struct net *net, u32 portid, u32 seq, int flags)
 {
 	char name[IB_DEVICE_NAME_MAX];
+	/* alone in the message: links that do not fit are left out, not it */
+	bool alone = !skb->len;
 	u32 qps[FT_PAUSE_PRIOS];
 	struct ft_pfc_snap *s;
 	unsigned int i;
 	void *hdr;
-	int err = -EMSGSIZE;
+	int err;
 
-	/* 800 bytes: not on the stack */
-	s = kmalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		return -ENOMEM;
 	ft_nl_dev_name(dev, name);
 	/* a reader in a PID namespace counts the QPs it may see */
 	ft_pfc_qps(dev, port, task_active_pid_ns(current), qps);
-	if (!ft_pfc_snap(dev, port, s)) {
-		err = -EINVAL;
-		goto out_free;
-	}
+	s = ft_pfc_snap(dev, port, net);
+	if (IS_ERR_OR_NULL(s))
+		return s ? PTR_ERR(s) : -EINVAL;
+	err = -EMSGSIZE;
 	hdr = genlmsg_put(skb, portid, seq, &fabtrace_nl_family, flags,
 			  FABTRACE_CMD_PFC_GET);
 	if (!hdr)
@@ -80,8 +104,17 @@ static int pfc_fill(struct sk_buff *skb, struct ft_dev *dev, u32 port,
 	    ft_nl_put_u64(skb, FABTRACE_A_PFC_PAUSE, s->pause, FABTRACE_A_PFC_PAD))
 		goto err_cancel;
 	for (i = 0; i < FT_PAUSE_PRIOS; i++)
-		if (put_prio(skb, &s->prio[i], s->now, i, qps[i]))
+		if (put_prio(skb, FABTRACE_A_PFC_PRIO, &s->prio[i], i, qps))
 			goto err_cancel;
+	for (i = 0; i < s->nlinks; i++)
+		if (put_link(skb, &s->link[i])) {
+			/* in a dump, the next message has more room */
+			if (!alone)
+				goto err_cancel;
+			if (nla_put_u32(skb, FABTRACE_A_PFC_LINKS_OMITTED, s->nlinks - i))
+				goto err_cancel;
+			break;
+		}
 	genlmsg_end(skb, hdr);
 	err = 0;
 	goto out_free;

@@ -185,6 +185,25 @@ static inline u64 ft_pfc_storm_ends(const struct ft_pfc_prio *s,
 }
 
 /*
+ * Add what @s counted to @sum, its paused time up to @now: a port's
+ * figures are its links' sums, and a link dropped from a port leaves its
+ * figures in the port's.  @sum is a priority no frame reaches: it has no
+ * pause in progress nor storm, so ft_pfc_paused(sum, t) is its paused_ns
+ * at any t, and a link's pause cut at @now stays as long as it was then.
+ */
+static inline void ft_pfc_fold(struct ft_pfc_prio *sum,
+			       const struct ft_pfc_prio *s, u64 now)
+{
+	sum->frames += s->frames;
+	sum->xoff += s->xoff;
+	sum->xon += s->xon;
+	sum->quanta += s->quanta;
+	sum->unexpected += s->unexpected;
+	sum->paused_ns += ft_pfc_paused(s, now);
+	sum->storms += s->storms;
+}
+
+/*
  * A QP's share of its priority's paused time (pfc.c).  While the QP lives,
  * its base is what the priority's total was when the QP took it, and its
  * share what the total grew by since; once the QP is gone (@frozen), the

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* PFC frames received on RDMA ports' netdevs: counters, pause time, storms. */
+/* PFC frames received on RDMA ports' links: counters, pause time, storms. */
 
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
+#include <linux/hashtable.h>
 #include <linux/netdevice.h>
 #include <linux/pid_namespace.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
+#include <net/net_namespace.h>
 #include <rdma/ib_verbs.h>
 #include <uapi/linux/fabtrace.h>
 
@@ -20,6 +22,16 @@
 /* 802.1Qbb frames go to this address; a NIC's filter must let them in. */
 static const u8 pfc_addr[ETH_ALEN] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
 
+/*
+ * Every link of every port, by netdev: the frame handler's way in, one
+ * bucket whatever the devices, ports and QPs.  A netdev below two ports
+ * (rxe on a macvlan and on the device under it) is a link of each.
+ * Written under the RTNL, read under RCU.
+ */
+static DEFINE_HASHTABLE(pfc_links, 6);
+/* The attached devices' PFC state, for the netdev notifier.  RTNL. */
+static LIST_HEAD(pfc_all);
+
 /* Context: RTNL.  The netdev's speed in Mb/s; 0 if unknown. */
 static u32 netdev_mbps(struct net_device *ndev)
 {
@@ -31,94 +43,85 @@ static u32 netdev_mbps(struct net_device *ndev)
 	return ks.base.speed;
 }
 
-/* Context: RTNL.  Stop receiving for @pp. */
-static void port_detach(struct ft_pfc_port *pp)
+/* One frame arrived on @link; @pause is NULL if it is none we trust. */
+static void link_frame(struct ft_pfc_link *link, const struct ft_pause *pause)
 {
-	struct net_device *ndev = pp->netdev;
-
-	if (!ndev)
-		return;
-	WRITE_ONCE(pp->netdev, NULL);
-	dev_mc_del(ndev, pfc_addr);
-	dev_put(ndev);
-}
-
-/*
- * The frame handler sees every MAC Control frame of every netdev; this
- * finds the port whose netdev received it, among few devices and ports:
- * its cost does not depend on the number of QPs.  Context: RCU read side.
- */
-static struct ft_pfc_port *port_of(const struct net_device *ndev,
-				   struct ft_dev **devp, u32 *portp)
-{
-	struct ft_dev *dev;
-	u32 p;
-
-	list_for_each_entry_rcu(dev, &ft_devs, list) {
-		struct ft_pfc *pfc = dev->pfc;
-
-		for (p = 0; p < pfc->nports; p++)
-			if (READ_ONCE(pfc->port[p].netdev) == ndev) {
-				*devp = dev;
-				*portp = p;
-				return &pfc->port[p];
-			}
-	}
-	return NULL;
-}
-
-static int pfc_rcv(struct sk_buff *skb, struct net_device *ndev,
-		   struct packet_type *pt, struct net_device *orig)
-{
+	struct ft_pfc_port *pp = link->port;
+	struct ft_pfc *pfc = pp->pfc;
 	const struct ft_port_policy *pol;
-	u8 buf[FT_PAUSE_FRAME_LEN];
-	struct ft_pfc_port *pp;
 	u64 now, detect_ns = 0;
-	struct ft_pause pause;
-	unsigned int i, len, ev = 0;
-	struct ft_dev *dev;
 	unsigned long flags;
+	unsigned int i;
+	bool ev = false;
 	u8 pfc_on = 0;
-	u32 port;
 
-	pp = port_of(ndev, &dev, &port);
-	if (!pp)
-		goto out;
-	pol = ft_policy_port(dev, port);
+	pol = ft_policy_port(pfc->dev, pp->num);
 	if (pol) {
 		pfc_on = pol->pfc;
 		detect_ns = (u64)pol->wd_detect_ms * NSEC_PER_MSEC;
 	}
-	/* the Ethernet header, then as much of the frame as a PFC frame has */
-	len = min_t(unsigned int, skb->len, FT_PAUSE_FRAME_LEN - ETH_HLEN);
-	if (!skb_mac_header_was_set(skb) ||
-	    skb->data - skb_mac_header(skb) != ETH_HLEN) {
-		len = 0;
-	} else {
-		memcpy(buf, skb_mac_header(skb), ETH_HLEN);
-		if (skb_copy_bits(skb, 0, buf + ETH_HLEN, len))
-			len = 0;
-	}
-
 	spin_lock_irqsave(&pp->lock, flags);
-	if (!len || ft_pause_parse(buf, ETH_HLEN + len, &pause) != FT_PAUSE_OK) {
-		pp->malformed++;
+	/* dropped meanwhile: its figures are in the port's sums already */
+	if (!link->live)
+		goto unlock;
+	if (!pause) {
+		link->malformed++;
 		goto unlock;
 	}
-	pp->pause += pause.global;
+	link->pause += pause->global;
+	/* under the lock: a link's frames are accounted in time order */
 	now = ktime_get_ns();
 	for (i = 0; i < FT_PAUSE_PRIOS; i++)
-		if (pause.enable & BIT(i) &&
-		    ft_pfc_frame(&pp->prio[i], now, pause.quanta[i], pp->mbps,
+		if (pause->enable & BIT(i) &&
+		    ft_pfc_frame(&link->prio[i], now, pause->quanta[i], link->mbps,
 				 pfc_on & BIT(i), detect_ns) & FT_PFC_STORM_START) {
-			pp->storm_new |= BIT(i);
-			ev = 1;
+			link->storm_new |= BIT(i);
+			ev = true;
 		}
 unlock:
 	spin_unlock_irqrestore(&pp->lock, flags);
 	if (ev)
-		mod_delayed_work(system_wq, &dev->pfc->wd, 0);
-out:
+		mod_delayed_work(system_wq, &pfc->wd, 0);
+}
+
+/* Whether @skb holds a pause fabtrace trusts, parsed into @pause. */
+static bool frame_parse(const struct sk_buff *skb, struct ft_pause *pause)
+{
+	u8 buf[FT_PAUSE_FRAME_LEN];
+	unsigned int len;
+
+	/* the Ethernet header, then as much of the frame as a PFC frame has */
+	len = min_t(unsigned int, skb->len, FT_PAUSE_FRAME_LEN - ETH_HLEN);
+	if (!skb_mac_header_was_set(skb) ||
+	    skb->data - skb_mac_header(skb) != ETH_HLEN)
+		return false;
+	memcpy(buf, skb_mac_header(skb), ETH_HLEN);
+	if (skb_copy_bits(skb, 0, buf + ETH_HLEN, len))
+		return false;
+	return ft_pause_parse(buf, ETH_HLEN + len, pause) == FT_PAUSE_OK;
+}
+
+/*
+ * Every MAC Control frame of every netdev comes here.  It counts on the
+ * device that received it, @orig: a bond's or team's slave (@ndev is the
+ * bond for a frame of its active slave), the real device under a VLAN (a
+ * PFC frame is untagged).  No allocation, no QP touched: a QP's paused
+ * time is derived when it is read.
+ */
+static int pfc_rcv(struct sk_buff *skb, struct net_device *ndev,
+		   struct packet_type *pt, struct net_device *orig)
+{
+	struct ft_pfc_link *link;
+	struct ft_pause pause;
+	int ok = -1;
+
+	hash_for_each_possible_rcu(pfc_links, link, hnode, (unsigned long)orig) {
+		if (link->ndev != orig)
+			continue;
+		if (ok < 0)
+			ok = frame_parse(skb, &pause);
+		link_frame(link, ok ? &pause : NULL);
+	}
 	consume_skb(skb);
 	return NET_RX_SUCCESS;
 }
@@ -131,12 +134,13 @@ static struct packet_type pfc_pt = {
 #ifdef CONFIG_FABTRACE_BENCH
 /*
  * make bench: @n PFC frames (XOFF for priority 0, 1 quantum) through the
- * frame handler of @dev's first port with a netdev, in softirq context as
- * a NIC's would come; their time in *@ns.  They count as received.
+ * frame handler, as @dev's first link received them, in softirq context
+ * as a NIC's would come; their time in *@ns.  They count as received.
  */
 int ft_pfc_bench(struct ft_dev *dev, u64 n, u64 *ns)
 {
 	struct net_device *ndev = NULL;
+	struct ft_pfc_link *link;
 	struct ethhdr *eth;
 	struct sk_buff *skb;
 	__be16 *pl;
@@ -145,9 +149,12 @@ int ft_pfc_bench(struct ft_dev *dev, u64 n, u64 *ns)
 
 	rtnl_lock();
 	for (p = 0; p < dev->pfc->nports && !ndev; p++) {
-		ndev = dev->pfc->port[p].netdev;
-		if (ndev)
+		link = list_first_entry_or_null(&dev->pfc->port[p].links,
+						struct ft_pfc_link, node);
+		if (link) {
+			ndev = link->ndev;
 			dev_hold(ndev);
+		}
 	}
 	rtnl_unlock();
 	if (!ndev)
@@ -202,9 +209,16 @@ int ft_pfc_bench(struct ft_dev *dev, u64 n, u64 *ns)
 #define SL_MASK		0x0f
 #define PRIO_SHIFT	4
 
+/*
+ * A priority's total: the sum of its links' paused time, those the port
+ * has and those it had (link-time: two slaves of a bond paused for the
+ * same millisecond count two).  A link comes in from 0 and leaves its
+ * figures behind, so the total never goes back.
+ */
 static u64 paused_ns(const struct ft_dev *dev, u32 port, u8 prio, u64 now)
 {
 	struct ft_pfc *pfc = dev->pfc;
+	struct ft_pfc_link *link;
 	struct ft_pfc_port *pp;
 	unsigned long flags;
 	u64 ns;
@@ -213,7 +227,9 @@ static u64 paused_ns(const struct ft_dev *dev, u32 port, u8 prio, u64 now)
 		return 0;
 	pp = &pfc->port[port];
 	spin_lock_irqsave(&pp->lock, flags);
-	ns = ft_pfc_paused(&pp->prio[prio], now);
+	ns = pp->gone[prio].paused_ns;
+	list_for_each_entry(link, &pp->links, node)
+		ns += ft_pfc_paused(&link->prio[prio], now);
 	spin_unlock_irqrestore(&pp->lock, flags);
 	return ns;
 }
@@ -374,102 +390,332 @@ void ft_pfc_qps(const struct ft_dev *dev, u32 port, struct pid_namespace *ns,
 	memcpy(n, c.n, sizeof(c.n));
 }
 
+/* Add @s to the figures of @ps at @now: its sums, and the worst state. */
+static void prio_snap_add(struct ft_pfc_prio_snap *ps, const struct ft_pfc_prio *s,
+			  u64 now)
+{
+	ft_pfc_fold(&ps->sum, s, now);
+	if (s->storm_start)
+		ps->state = FABTRACE_PFC_STATE_STORM;
+	else if (ft_pfc_is_paused(s, now) && ps->state != FABTRACE_PFC_STATE_STORM)
+		ps->state = FABTRACE_PFC_STATE_PAUSED;
+}
+
 /**
- * ft_pfc_snap() - copy the PFC state of one port
+ * ft_pfc_snap() - copy the PFC state of one port and of each of its links
  * @dev: the device
  * @port: its port
- * @s: the copy
+ * @net: the reader's network namespace: links elsewhere are not named
  *
- * Return: false if @port has no PFC state.
+ * Context: process.
+ * Return: the copy (kfree() it), NULL if @port has no PFC state, or
+ * ERR_PTR(-ENOMEM).
  */
-bool ft_pfc_snap(const struct ft_dev *dev, u32 port, struct ft_pfc_snap *s)
+struct ft_pfc_snap *ft_pfc_snap(const struct ft_dev *dev, u32 port,
+				const struct net *net)
 {
+	struct ft_pfc_link_snap *ls;
+	struct ft_pfc_link *link;
 	struct ft_pfc_port *pp;
+	struct ft_pfc_snap *s;
 	unsigned long flags;
+	unsigned int i;
+	u32 n;
+	u64 now;
 
 	if (port >= dev->pfc->nports)
-		return false;
+		return NULL;
 	pp = &dev->pfc->port[port];
-	spin_lock_irqsave(&pp->lock, flags);
-	s->now = ktime_get_ns();
+	n = READ_ONCE(pp->nlinks);
+	for (;;) {
+		s = kzalloc(struct_size(s, link, n), GFP_KERNEL);
+		if (!s)
+			return ERR_PTR(-ENOMEM);
+		spin_lock_irqsave(&pp->lock, flags);
+		if (pp->nlinks <= n)
+			break;
+		/* a link came meanwhile: room for it */
+		n = pp->nlinks;
+		spin_unlock_irqrestore(&pp->lock, flags);
+		kfree(s);
+	}
+	now = ktime_get_ns();
 	s->mbps = pp->mbps;
 	s->malformed = pp->malformed;
 	s->pause = pp->pause;
-	memcpy(s->prio, pp->prio, sizeof(s->prio));
+	for (i = 0; i < FT_PAUSE_PRIOS; i++)
+		prio_snap_add(&s->prio[i], &pp->gone[i], now);
+	list_for_each_entry(link, &pp->links, node) {
+		ls = &s->link[s->nlinks++];
+		/* a link's netdev keeps its namespace: it is dropped before a move */
+		ls->visible = net_eq(dev_net(link->ndev), net);
+		if (ls->visible) {
+			strscpy(ls->name, link->ndev->name, sizeof(ls->name));
+			ls->ifindex = link->ndev->ifindex;
+		}
+		ls->mbps = link->mbps;
+		ls->malformed = link->malformed;
+		ls->pause = link->pause;
+		s->malformed += link->malformed;
+		s->pause += link->pause;
+		for (i = 0; i < FT_PAUSE_PRIOS; i++) {
+			prio_snap_add(&ls->prio[i], &link->prio[i], now);
+			prio_snap_add(&s->prio[i], &link->prio[i], now);
+		}
+	}
 	spin_unlock_irqrestore(&pp->lock, flags);
-	return true;
+	return s;
 }
 
 /* --- the storm watchdog ----------------------------------------------------- */
 
 struct storm_ev {
-	u32 kind, port, prio;
+	u32 kind, prio;
 	u64 duration;
 };
 
 /*
+ * Context: the port's lock.  How events name @link: the events group is
+ * in the initial network namespace, where another's names mean nothing.
+ */
+static u32 link_ident(const struct ft_pfc_link *link, char *name)
+{
+	name[0] = '\0';
+	if (!net_eq(dev_net(link->ndev), &init_net))
+		return 0;
+	strscpy(name, link->ndev->name, IFNAMSIZ);
+	return link->ndev->ifindex;
+}
+
+/* Send @n storm events of a link of @pp, named by @ifindex and @name. */
+static void storm_send(struct ft_pfc_port *pp, const struct storm_ev *ev,
+		       unsigned int n, u32 ifindex, const char *name)
+{
+	u32 qps[FT_PAUSE_PRIOS];
+	unsigned int i;
+
+	if (!n)
+		return;
+	/* the events group is for CAP_NET_ADMIN: every QP counts */
+	ft_pfc_qps(pp->pfc->dev, pp->num, &init_pid_ns, qps);
+	for (i = 0; i < n; i++)
+		ft_event_storm(pp->pfc->dev, ev[i].kind, pp->num, ev[i].prio,
+			       ev[i].duration, qps[ev[i].prio], ifindex, name);
+}
+
+/*
  * Storms start in the frame handler, which cannot send events; they end
  * when no frame comes, which no frame can tell.  This sends the first and
- * finds the second, sleeping until the next storm could end.
+ * finds the second, sleeping until the next storm could end.  Each link
+ * storms on its own: a storm on one slave of a bond is a storm.
  */
 static void wd_fn(struct work_struct *work)
 {
 	struct ft_pfc *pfc = container_of(to_delayed_work(work), struct ft_pfc, wd);
 	struct storm_ev ev[FT_PAUSE_PRIOS * 2];
 	u64 now = ktime_get_ns(), next = U64_MAX;
-	u32 port, qps[FT_PAUSE_PRIOS];
+	char name[IFNAMSIZ];
 	unsigned int i, n;
+	u32 port, ifindex;
 
+	rcu_read_lock();
 	for (port = 0; port < pfc->nports; port++) {
 		struct ft_pfc_port *pp = &pfc->port[port];
 		const struct ft_port_policy *pol;
+		struct ft_pfc_link *link;
 		u64 restore_ns = 0, end;
 		unsigned long flags;
 
-		rcu_read_lock();
 		pol = ft_policy_port(pfc->dev, port);
 		if (pol && pol->wd_detect_ms)
 			restore_ns = (u64)pol->wd_restore_ms * NSEC_PER_MSEC;
-		rcu_read_unlock();
 
-		n = 0;
-		spin_lock_irqsave(&pp->lock, flags);
-		for (i = 0; i < FT_PAUSE_PRIOS; i++) {
-			struct ft_pfc_prio *s = &pp->prio[i];
+		list_for_each_entry_rcu(link, &pp->links, node) {
+			n = 0;
+			spin_lock_irqsave(&pp->lock, flags);
+			/* a dropped link's storms ended with it (link_drop()) */
+			for (i = 0; link->live && i < FT_PAUSE_PRIOS; i++) {
+				struct ft_pfc_prio *s = &link->prio[i];
 
-			if (pp->storm_new & BIT(i))
+				if (link->storm_new & BIT(i))
+					ev[n++] = (struct storm_ev){
+						FABTRACE_EVENT_KIND_STORM_START, i,
+						now - s->storm_start };
+				if (!s->storm_start)
+					continue;
+				/* the watchdog turned off ends a storm at once */
+				end = restore_ns ? ft_pfc_storm_ends(s, restore_ns) : now;
+				if (end > now) {
+					next = min(next, end);
+					continue;
+				}
 				ev[n++] = (struct storm_ev){
-					FABTRACE_EVENT_KIND_STORM_START, port, i,
-					now - s->storm_start };
-			if (!s->storm_start)
-				continue;
-			/* the watchdog turned off ends a storm at once */
-			end = restore_ns ? ft_pfc_storm_ends(s, restore_ns) : now;
-			if (end > now) {
-				next = min(next, end);
-				continue;
+					FABTRACE_EVENT_KIND_STORM_END, i,
+					s->until - s->storm_start };
+				s->storm_start = 0;
 			}
-			ev[n++] = (struct storm_ev){
-				FABTRACE_EVENT_KIND_STORM_END, port, i,
-				s->until - s->storm_start };
-			s->storm_start = 0;
+			link->storm_new = 0;
+			ifindex = n ? link_ident(link, name) : 0;
+			spin_unlock_irqrestore(&pp->lock, flags);
+			storm_send(pp, ev, n, ifindex, name);
 		}
-		pp->storm_new = 0;
-		spin_unlock_irqrestore(&pp->lock, flags);
-
-		if (!n)
-			continue;
-		/* the events group is for CAP_NET_ADMIN: every QP counts */
-		ft_pfc_qps(pfc->dev, port, &init_pid_ns, qps);
-		for (i = 0; i < n; i++)
-			ft_event_storm(pfc->dev, ev[i].kind, ev[i].port, ev[i].prio,
-				       ev[i].duration, qps[ev[i].prio]);
 	}
+	rcu_read_unlock();
 	if (next != U64_MAX)
 		schedule_delayed_work(&pfc->wd, nsecs_to_jiffies(next - now) + 1);
 }
 
-/* --- ports and their netdevs ------------------------------------------------ */
+/* --- ports and their links -------------------------------------------------- */
+
+/*
+ * Context: RTNL.  Stop counting on @link: what it counted stays in the
+ * port's sums, its pauses cut here, and a storm on it ends here (with its
+ * events, unless @quiet: the device is going away).  Freed once no frame
+ * handler can be looking at it.
+ */
+static void link_drop(struct ft_pfc_port *pp, struct ft_pfc_link *link, bool quiet)
+{
+	struct storm_ev ev[FT_PAUSE_PRIOS * 2];
+	char name[IFNAMSIZ];
+	unsigned long flags;
+	unsigned int i, n = 0;
+	u32 ifindex;
+	u64 now;
+
+	ASSERT_RTNL();
+	hash_del_rcu(&link->hnode);
+	spin_lock_irqsave(&pp->lock, flags);
+	now = ktime_get_ns();
+	link->live = false;
+	list_del_rcu(&link->node);
+	pp->nlinks--;
+	pp->malformed += link->malformed;
+	pp->pause += link->pause;
+	for (i = 0; i < FT_PAUSE_PRIOS; i++) {
+		struct ft_pfc_prio *s = &link->prio[i];
+
+		ft_pfc_fold(&pp->gone[i], s, now);
+		if (link->storm_new & BIT(i))
+			ev[n++] = (struct storm_ev){ FABTRACE_EVENT_KIND_STORM_START, i,
+						     now - s->storm_start };
+		if (s->storm_start)
+			ev[n++] = (struct storm_ev){ FABTRACE_EVENT_KIND_STORM_END, i,
+						     min(s->until, now) - s->storm_start };
+	}
+	ifindex = link_ident(link, name);
+	spin_unlock_irqrestore(&pp->lock, flags);
+	if (!quiet)
+		storm_send(pp, ev, n, ifindex, name);
+	dev_mc_del(link->ndev, pfc_addr);
+	dev_put(link->ndev);
+	kfree_rcu(link, rcu);
+}
+
+/*
+ * Context: RTNL.  @ndev, a real device below @pp's netdev, is one of its
+ * links: it was, or it is from now on, with a state of its own.
+ */
+static void link_want(struct ft_pfc_port *pp, struct net_device *ndev)
+{
+	struct ft_pfc_link *link;
+	unsigned long flags;
+	int err;
+
+	list_for_each_entry(link, &pp->links, node)
+		if (link->ndev == ndev) {
+			link->seen = true;
+			return;
+		}
+	/* a failure is the allocator's to report: the link is not counted */
+	link = kzalloc(sizeof(*link), GFP_KERNEL);
+	if (!link)
+		return;
+	/* in the NIC's filter before anything can count */
+	err = dev_mc_add(ndev, pfc_addr);
+	if (err) {
+		pr_warn("%s: port %u: %s refused the PFC address (%d): its PFC frames are not counted\n",
+			pp->pfc->dev->name, pp->num, ndev->name, err);
+		kfree(link);
+		return;
+	}
+	dev_hold(ndev);
+	link->ndev = ndev;
+	link->port = pp;
+	link->mbps = netdev_mbps(ndev);
+	link->live = true;
+	link->seen = true;
+	spin_lock_irqsave(&pp->lock, flags);
+	list_add_tail_rcu(&link->node, &pp->links);
+	pp->nlinks++;
+	spin_unlock_irqrestore(&pp->lock, flags);
+	/* last: the frame handler finds it whole */
+	hash_add_rcu(pfc_links, &link->hnode, (unsigned long)ndev);
+}
+
+/*
+ * Context: RTNL.  Make the real devices below @ndev (@ndev itself, if
+ * nothing is below it) links of @pp.  A device going away (@gone, whose
+ * NETDEV_UNREGISTER this is, or one already unregistering) takes what is
+ * below it along: its uppers let go of it only after the notifier chain.
+ */
+static void lower_walk(struct ft_pfc_port *pp, struct net_device *ndev,
+		       const struct net_device *gone, unsigned int depth)
+{
+	struct net_device *lower;
+	struct list_head *iter;
+	bool real = true;
+
+	/* the core refuses deeper stacks; a bound all the same */
+	if (ndev == gone || ndev->reg_state != NETREG_REGISTERED ||
+	    depth > MAX_NEST_DEV)
+		return;
+	netdev_for_each_lower_dev(ndev, lower, iter) {
+		real = false;
+		lower_walk(pp, lower, gone, depth + 1);
+	}
+	if (real)
+		link_want(pp, ndev);
+}
+
+/*
+ * Context: RTNL.  Find @pp's netdev and links again: links still below it
+ * keep their state, new ones start from 0, the others are dropped.
+ * @gone: a netdev being unregistered, to leave out (NULL: none).
+ */
+static void port_rebuild(struct ft_pfc_port *pp, const struct net_device *gone)
+{
+	struct ft_pfc_link *link, *tmp;
+	struct net_device *ndev, *old;
+	unsigned long flags;
+	u32 mbps;
+
+	ASSERT_RTNL();
+	ndev = ft_port_netdev(pp->pfc->dev->ibdev, pp->num);
+	if (ndev && (ndev == gone || ndev->reg_state != NETREG_REGISTERED)) {
+		dev_put(ndev);
+		ndev = NULL;
+	}
+	old = pp->netdev;
+	if (ndev == old) {
+		dev_put(ndev);
+	} else {
+		mbps = ndev ? netdev_mbps(ndev) : 0;
+		/* with ft_port_netdev()'s reference */
+		WRITE_ONCE(pp->netdev, ndev);
+		spin_lock_irqsave(&pp->lock, flags);
+		pp->mbps = mbps;
+		spin_unlock_irqrestore(&pp->lock, flags);
+		dev_put(old);
+	}
+
+	list_for_each_entry(link, &pp->links, node)
+		link->seen = false;
+	if (ndev)
+		lower_walk(pp, ndev, gone, 0);
+	list_for_each_entry_safe(link, tmp, &pp->links, node)
+		if (!link->seen)
+			link_drop(pp, link, false);
+}
 
 static int pfc_dev_add(struct ft_dev *dev)
 {
@@ -481,54 +727,62 @@ static int pfc_dev_add(struct ft_dev *dev)
 		return -ENOMEM;
 	pfc->dev = dev;
 	pfc->nports = nports;
+	INIT_LIST_HEAD(&pfc->node);
 	INIT_DELAYED_WORK(&pfc->wd, wd_fn);
-	for (p = 0; p < nports; p++)
+	for (p = 0; p < nports; p++) {
 		spin_lock_init(&pfc->port[p].lock);
+		pfc->port[p].pfc = pfc;
+		pfc->port[p].num = p;
+		INIT_LIST_HEAD(&pfc->port[p].links);
+	}
 	dev->pfc = pfc;
 	return 0;
 }
 
 /*
  * Start receiving the device's ports' PFC frames.  Context: the device is
- * published (the netdev notifier may detach a port from here on); process.
+ * published; process.  From here on the netdev notifier keeps its ports'
+ * links.
  */
 static void pfc_dev_attach(struct ft_dev *dev)
 {
 	struct ft_pfc *pfc = dev->pfc;
-	struct net_device *ndev;
 	u32 p;
 
 	rtnl_lock();
-	for (p = rdma_start_port(dev->ibdev); p < pfc->nports; p++) {
-		struct ft_pfc_port *pp = &pfc->port[p];
-
-		ndev = ft_port_netdev(dev->ibdev, p);
-		if (!ndev)
-			continue;
-		if (ndev->reg_state != NETREG_REGISTERED || dev_mc_add(ndev, pfc_addr)) {
-			dev_put(ndev);
-			continue;
-		}
-		pp->mbps = netdev_mbps(ndev);
-		WRITE_ONCE(pp->netdev, ndev);
-	}
+	list_add_tail(&pfc->node, &pfc_all);
+	for (p = rdma_start_port(dev->ibdev); p < pfc->nports; p++)
+		port_rebuild(&pfc->port[p], NULL);
 	rtnl_unlock();
 }
 
 /*
- * Stop.  Context: the frame handler can no longer find the device (it is
- * off the list, and a grace period passed); process.
+ * Stop, in the reverse order: the notifier forgets the device, the frame
+ * handler its links, then the watchdog stops.  Context: process; frames
+ * may still arrive.
  */
 static void pfc_dev_detach(struct ft_dev *dev)
 {
 	struct ft_pfc *pfc = dev->pfc;
+	struct ft_pfc_link *link, *tmp;
+	struct net_device *old;
 	u32 p;
 
 	rtnl_lock();
-	for (p = 0; p < pfc->nports; p++)
-		port_detach(&pfc->port[p]);
+	list_del(&pfc->node);
+	for (p = 0; p < pfc->nports; p++) {
+		struct ft_pfc_port *pp = &pfc->port[p];
+
+		list_for_each_entry_safe(link, tmp, &pp->links, node)
+			link_drop(pp, link, true);
+		old = pp->netdev;
+		WRITE_ONCE(pp->netdev, NULL);
+		dev_put(old);
+	}
 	rtnl_unlock();
-	/* no frame handler runs to queue it again */
+	/* a frame handler that found a link before it was dropped is done */
+	synchronize_rcu();
+	/* and none can queue it again */
 	cancel_delayed_work_sync(&pfc->wd);
 }
 
@@ -550,50 +804,80 @@ const struct ft_dev_part ft_pfc_part = {
 	.qp_retired = pfc_qp_freeze,
 };
 
+/* Context: RTNL.  Every port's links again; @gone: one being unregistered. */
+static void rebuild_all(const struct net_device *gone)
+{
+	struct ft_pfc *pfc;
+	u32 p;
+
+	list_for_each_entry(pfc, &pfc_all, node)
+		for (p = rdma_start_port(pfc->dev->ibdev); p < pfc->nports; p++)
+			port_rebuild(&pfc->port[p], gone);
+}
+
+/* Context: RTNL.  @ndev's speed may have changed: read it again where it counts. */
+static void speed_changed(struct net_device *ndev)
+{
+	struct ft_pfc_link *link;
+	struct ft_pfc *pfc;
+	unsigned long flags;
+	bool known = false;
+	u32 p, mbps = 0;
+
+	list_for_each_entry(pfc, &pfc_all, node) {
+		for (p = 0; p < pfc->nports; p++) {
+			struct ft_pfc_port *pp = &pfc->port[p];
+			bool mine = pp->netdev == ndev;
+
+			list_for_each_entry(link, &pp->links, node)
+				mine |= link->ndev == ndev;
+			if (!mine)
+				continue;
+			/* it may sleep: out of every lock but the RTNL */
+			if (!known) {
+				mbps = netdev_mbps(ndev);
+				known = true;
+			}
+			spin_lock_irqsave(&pp->lock, flags);
+			if (pp->netdev == ndev)
+				pp->mbps = mbps;
+			list_for_each_entry(link, &pp->links, node)
+				if (link->ndev == ndev)
+					link->mbps = mbps;
+			spin_unlock_irqrestore(&pp->lock, flags);
+		}
+	}
+}
+
 /*
- * The netdevs of ports: one going away is let go at once (rxe removes its
- * RDMA device only later, from a work item), and a speed is read again
- * when the link changes.  Context: RTNL.
+ * Ports follow their netdevs.  A port's links change when a device is
+ * linked below it or unlinked (NETDEV_CHANGEUPPER, sent for the lower
+ * device: a slave enslaved or released, a VLAN added), when its netdev
+ * registers (again: a move to another namespace unregisters it first),
+ * and when one of them unregisters: it goes at once, as rxe removes its
+ * RDMA device only later, from a work item.  Neither a slave's state
+ * (NETDEV_CHANGELOWERSTATE: an inactive slave still receives PFC frames,
+ * link-local ones pass the bond) nor anything else changes which devices
+ * are below.  Speeds are read again when a link comes up or changes.
+ * Context: RTNL.
  */
 static int pfc_netdev_event(struct notifier_block *nb, unsigned long event,
 			    void *ptr)
 {
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
-	bool found = false;
-	struct ft_dev *dev;
-	u32 p, mbps = 0;
-	int pass;
 
-	if (event != NETDEV_UNREGISTER && event != NETDEV_UP &&
-	    event != NETDEV_CHANGE)
-		return NOTIFY_DONE;
-	/* the speed is read only for a port's netdev, outside RCU: it may sleep */
-	for (pass = 0; pass < 2; pass++) {
-		if (pass && (!found || event == NETDEV_UNREGISTER))
-			break;
-		if (pass)
-			mbps = netdev_mbps(ndev);
-		rcu_read_lock();
-		list_for_each_entry_rcu(dev, &ft_devs, list) {
-			struct ft_pfc *pfc = dev->pfc;
-
-			for (p = 0; p < pfc->nports; p++) {
-				struct ft_pfc_port *pp = &pfc->port[p];
-				unsigned long flags;
-
-				if (pp->netdev != ndev)
-					continue;
-				found = true;
-				if (event == NETDEV_UNREGISTER) {
-					port_detach(pp);
-				} else if (pass) {
-					spin_lock_irqsave(&pp->lock, flags);
-					pp->mbps = mbps;
-					spin_unlock_irqrestore(&pp->lock, flags);
-				}
-			}
-		}
-		rcu_read_unlock();
+	switch (event) {
+	case NETDEV_REGISTER:
+	case NETDEV_CHANGEUPPER:
+		rebuild_all(NULL);
+		break;
+	case NETDEV_UNREGISTER:
+		rebuild_all(ndev);
+		break;
+	case NETDEV_UP:
+	case NETDEV_CHANGE:
+		speed_changed(ndev);
+		break;
 	}
 	return NOTIFY_DONE;
 }

@@ -407,6 +407,55 @@ TEST(xon_counts)
 }
 
 /*
+ * Two links of one port (slaves of a bond) at their own speeds: an XON on
+ * one does not end the other's pause, each pause lasts what its link's
+ * speed gives, and the port's sum, a link dropped into it included, never
+ * goes back.
+ */
+TEST(links_of_a_port)
+{
+	struct ft_pfc_prio a = {}, b = {}, gone = {}, sum;
+	/* 65535 quanta at 1 Gb/s and at 10 Mb/s */
+	const u64 da = 33553920ULL, db = 3355392000ULL;
+	u64 before;
+
+	ft_pfc_frame(&b, T0, 65535, 10, true, 0);
+	ft_pfc_frame(&a, T0 + MS, 0, 1000, true, 0);
+	ft_pfc_frame(&a, T0 + 2 * MS, 0, 1000, true, 0);
+	EXPECT_TRUE(ft_pfc_is_paused(&b, T0 + 2 * MS));
+	EXPECT_FALSE(ft_pfc_is_paused(&a, T0 + 2 * MS));
+	ft_pfc_frame(&a, T0 + 3 * MS, 65535, 1000, true, 0);
+	EXPECT_EQ(da, ft_pfc_paused(&a, T0 + 4000 * MS));
+	EXPECT_EQ(db, ft_pfc_paused(&b, T0 + 4000 * MS));
+
+	/* the port's sum: link-time, both pauses in full */
+	sum = gone;
+	ft_pfc_fold(&sum, &a, T0 + 4000 * MS);
+	ft_pfc_fold(&sum, &b, T0 + 4000 * MS);
+	EXPECT_EQ(da + db, sum.paused_ns);
+	EXPECT_EQ(4, sum.frames);
+	EXPECT_EQ(2, sum.xoff);
+	EXPECT_EQ(2, sum.xon);
+	EXPECT_EQ(2 * 65535ULL, sum.quanta);
+	EXPECT_EQ(da + db, ft_pfc_paused(&sum, ~0ULL));
+
+	/* b leaves in the middle of a pause: it is cut there, and stays */
+	ft_pfc_frame(&b, T0 + 5000 * MS, 65535, 10, true, 0);
+	sum = gone;
+	ft_pfc_fold(&sum, &a, T0 + 5001 * MS);
+	ft_pfc_fold(&sum, &b, T0 + 5001 * MS);
+	before = sum.paused_ns;
+	EXPECT_EQ(da + db + MS, before);
+	ft_pfc_fold(&gone, &b, T0 + 5001 * MS);
+	EXPECT_EQ(db + MS, ft_pfc_paused(&gone, T0 + 9000 * MS));
+	sum = gone;
+	ft_pfc_fold(&sum, &a, T0 + 9000 * MS);
+	EXPECT_EQ(before, sum.paused_ns);
+	EXPECT_EQ(0, gone.storms);
+	EXPECT_EQ(0, gone.start);
+}
+
+/*
  * A QP's share of its priority's paused time past 2^32 us (71.6 minutes,
  * where the 32-bit microseconds it was kept in wrapped), across a move to
  * another priority and its destruction.

@@ -90,10 +90,11 @@ say "mounted"
 # Normally loaded by stage 1 already.
 [ -d /sys/module/virtio_net ] || modprobe virtio_net || fatal "modprobe virtio_net"
 nic_by_mac() {
-	local d
+	local d a
 
 	for d in /sys/class/net/*; do
-		[ "$(cat "$d/address")" = "$1" ] && { echo "${d##*/}"; return 0; }
+		read -r a <"$d/address"
+		[ "$a" = "$1" ] && { echo "${d##*/}"; return 0; }
 	done
 	return 1
 }
@@ -109,12 +110,16 @@ wait_until() {
 		sleep 0.05
 	done
 }
-# MACs are set by nodes.sh: 52:54:00:fa:00:0N data, 52:54:00:fc:00:0N control.
+# MACs are set by nodes.sh: 52:54:00:fa:00:0N data, 52:54:00:fc:00:0N control,
+# 52:54:00:fb:00:0N the second data wire.
 wait_until 30 nic_by_mac "52:54:00:fa:00:$idx" >/dev/null || fatal "no data NIC"
 wait_until 30 nic_by_mac "52:54:00:fc:00:$idx" >/dev/null || fatal "no control NIC"
 FT_NETDEV=$(nic_by_mac "52:54:00:fa:00:$idx")
 FT_CTL_NETDEV=$(nic_by_mac "52:54:00:fc:00:$idx")
-export FT_NETDEV FT_CTL_NETDEV
+# Not waited for, nor brought up: only the tests that use it do (its
+# probe ran with the others', when stage 1 loaded virtio_net).
+FT_NETDEV2=$(nic_by_mac "52:54:00:fb:00:$idx")
+export FT_NETDEV FT_CTL_NETDEV FT_NETDEV2
 ip addr add "$FT_SELF_IP/24" dev "$FT_NETDEV"
 ip addr add "$FT_CTL_IP/24" dev "$FT_CTL_NETDEV"
 ip link set "$FT_NETDEV" up

@@ -11,7 +11,10 @@
 #   ┌──────────────┐  data wire: 10.99.0.1 <-> .2  ┌──────────────┐
 #   │ virtio-net   │═══════ unix stream socket ════│ virtio-net   │ rxe0, netem
 #   │ virtio-net   │═══════ unix stream socket ════│ virtio-net   │ ftpeer
+#   │ virtio-net   │═══════ unix stream socket ════│ virtio-net   │ (down)
 #   └──────────────┘  control: 10.98.0.1 <-> .2    └──────────────┘
+#                     second data wire: no address, down until a test
+#                     wants it (a bond of both data NICs, a VLAN)
 #   9p: host / read-only + tmpfs overlay; $BUILD/vm/$KVER/out read-write
 #
 # No host networking is involved: each wire is a socket pair between the two
@@ -244,6 +247,8 @@ _ftvm_qemu() {
 		-device "virtio-net-pci,netdev=data,mac=52:54:00:fa:00:$n,romfile=" \
 		-netdev "stream,id=ctl,server=$server,addr.type=unix,addr.path=$FTVM_RUN/ctl.sock" \
 		-device "virtio-net-pci,netdev=ctl,mac=52:54:00:fc:00:$n,romfile=" \
+		-netdev "stream,id=data2,server=$server,addr.type=unix,addr.path=$FTVM_RUN/data2.sock" \
+		-device "virtio-net-pci,netdev=data2,mac=52:54:00:fb:00:$n,romfile=" \
 		</dev/null >"$FTVM_VM/node-$role.qemu.log" 2>&1 &
 	FTVM_PIDS+=" $!"
 	printf -v "FTVM_PID_$role" '%s' "$!"
@@ -322,7 +327,8 @@ ftvm_run() {
 	# A listens on both sockets; B connects.  Wait for the sockets rather
 	# than for a fixed time.
 	local end=$((SECONDS + 20))
-	until [ -S "$FTVM_RUN/data.sock" ] && [ -S "$FTVM_RUN/ctl.sock" ]; do
+	until [ -S "$FTVM_RUN/data.sock" ] && [ -S "$FTVM_RUN/ctl.sock" ] &&
+		[ -S "$FTVM_RUN/data2.sock" ]; do
 		if ! _ftvm_alive "$FTVM_PID_a" || [ $SECONDS -ge $end ]; then
 			FTVM_WHY="node a: QEMU did not start ($(tail -n 3 "$FTVM_VM/node-a.qemu.log"))"
 			ftvm_cleanup

@@ -121,12 +121,15 @@ enum fabtrace_qp_flags {
  * @FABTRACE_EVENT_KIND_MISCONFIGURED: a QP became misconfigured (see
  *   qp-flags): when it got its traffic class or port, or when a policy change
  *   made it so
- * @FABTRACE_EVENT_KIND_STORM_START: a priority of a port stayed paused, XOFF
- *   renewed before it expired, for the PFC watchdog's detection time; duration
- *   says how long so far, qps how many live QPs of the port have that priority
- * @FABTRACE_EVENT_KIND_STORM_END: the storm's priority stayed unpaused for the
- *   restoration time; duration says how long it was paused (start to last
- *   pause's end)
+ * @FABTRACE_EVENT_KIND_STORM_START: a priority of one of a port's links stayed
+ *   paused, XOFF renewed before it expired, for the PFC watchdog's detection
+ *   time (a storm on one slave of a bond is a storm); duration says how long
+ *   so far, qps how many live QPs of the port have that priority, link-name
+ *   and link-ifindex which link
+ * @FABTRACE_EVENT_KIND_STORM_END: the storm's priority stayed unpaused on its
+ *   link for the restoration time, or the link left the port (it is no longer
+ *   below the port's netdev); duration says how long it was paused (start to
+ *   last pause's end, or to the link's leaving)
  * @FABTRACE_EVENT_KIND_POLICY_DRIFT: what a port's DCBNL hardware reports (hw)
  *   no longer matches what fabtrace pushed for its policy (policy-new):
  *   another tool (dcb, a vendor's) changed PFC, the DSCP app table or the
@@ -198,7 +201,8 @@ enum fabtrace_wd_action {
 };
 
 /**
- * enum fabtrace_pfc_state - Where a priority of a port stands.
+ * enum fabtrace_pfc_state - Where a priority of a link stands; a port's is the
+ *   most severe of its links'.
  * @FABTRACE_PFC_STATE_IDLE: not paused
  * @FABTRACE_PFC_STATE_PAUSED: an XOFF's pause is running
  * @FABTRACE_PFC_STATE_STORM: the watchdog found a storm, which has not ended
@@ -433,6 +437,19 @@ enum {
 };
 
 enum {
+	FABTRACE_A_PFC_LINK_NETDEV_NAME = 1,
+	FABTRACE_A_PFC_LINK_NETDEV_IFINDEX,
+	FABTRACE_A_PFC_LINK_SPEED,
+	FABTRACE_A_PFC_LINK_MALFORMED,
+	FABTRACE_A_PFC_LINK_PAUSE,
+	FABTRACE_A_PFC_LINK_PRIO,
+	FABTRACE_A_PFC_LINK_PAD,
+
+	__FABTRACE_A_PFC_LINK_MAX,
+	FABTRACE_A_PFC_LINK_MAX = (__FABTRACE_A_PFC_LINK_MAX - 1)
+};
+
+enum {
 	FABTRACE_A_PFC_DEV_INDEX = 1,
 	FABTRACE_A_PFC_DEV_NAME,
 	FABTRACE_A_PFC_PORT,
@@ -443,6 +460,8 @@ enum {
 	FABTRACE_A_PFC_PAUSE,
 	FABTRACE_A_PFC_PRIO,
 	FABTRACE_A_PFC_PAD,
+	FABTRACE_A_PFC_LINK,
+	FABTRACE_A_PFC_LINKS_OMITTED,
 
 	__FABTRACE_A_PFC_MAX,
 	FABTRACE_A_PFC_MAX = (__FABTRACE_A_PFC_MAX - 1)
@@ -472,6 +491,8 @@ enum {
 	FABTRACE_A_EVENT_DURATION,
 	FABTRACE_A_EVENT_QPS,
 	FABTRACE_A_EVENT_HW,
+	FABTRACE_A_EVENT_LINK_NAME,
+	FABTRACE_A_EVENT_LINK_IFINDEX,
 
 	__FABTRACE_A_EVENT_MAX,
 	FABTRACE_A_EVENT_MAX = (__FABTRACE_A_EVENT_MAX - 1)
