@@ -9,7 +9,7 @@
 # against fabtrace.ko with real RDMA traffic between the nodes, prints what
 # each command printed (the log is the review material) and checks exit
 # codes, JSON validity and the basics of each answer.
-set -uo pipefail
+set -euo pipefail
 . "$(dirname "$(readlink -f "$0")")/lib.sh"
 
 require_peer
@@ -21,17 +21,17 @@ FT=$(command -v fabtrace) || skip_all "fabtrace CLI not installed in the node"
 OUT=${FT_OUT:-/tmp}/vm_cli
 mkdir -p "$OUT"
 jsonok() { python3 -m json.tool "$1" >/dev/null; }
-# ft NAME ARGS...: run the CLI, keep stdout/stderr in $OUT/NAME.{out,err}, show them
+# ft NAME ARGS...: run the CLI, keep stdout/stderr in $OUT/NAME.{out,err}, show
+# them; its exit status in rc
 ft() {
 	local name=$1
 
 	shift
-	"$FT" "$@" >"$OUT/$name.out" 2>"$OUT/$name.err"
-	rc=$?
+	rc=0
+	"$FT" "$@" >"$OUT/$name.out" 2>"$OUT/$name.err" || rc=$?
 	echo "# \$ fabtrace $* (exit $rc)"
 	sed -n '1,40s/^/#   /p' "$OUT/$name.out"
 	sed 's/^/#   stderr: /' "$OUT/$name.err"
-	return $rc
 }
 jq_py() { python3 -c "import json,sys; d=json.load(open('$1')); $2"; }
 # Strict consumers: the bytes must decode as UTF-8 (one document, or a line each).
@@ -44,24 +44,13 @@ json_lines_utf8() {
 # A QP owner names itself as it likes (prctl PR_SET_NAME): an invalid UTF-8
 # byte and a clear-screen escape.  ft_qps (selftests/progs) does it.
 HOSTILE=$'\xff\x1b[2Jx'
-FTQPS=
-for d in "${FT_BUILD:-}/selftests/progs" "${FT_REPO:-$(dirname "$(readlink -f "$0")")/..}/selftests/progs"; do
-	if [ -x "$d/ft_qps" ]; then FTQPS=$d/ft_qps; break; fi
-done
+FTQPS=${FT_PROGS:+$FT_PROGS/ft_qps}
 # escaped FILE: the name shows as \xff\x1b[2Jx; no ESC and no 0xff byte in FILE
 escaped() {
 	python3 -c 'import sys
 t = open(sys.argv[1], "rb").read()
 sys.exit(not (b"\x1b" not in t and b"\xff" not in t and rb"\xff\x1b[2Jx" in t))' "$1"
 }
-
-srv="" mon="" hq=""
-cleanup() {
-	[ -z "$srv" ] || kill "$srv" 2>/dev/null
-	[ -z "$mon" ] || kill "$mon" 2>/dev/null
-	[ -z "$hq" ] || kill "$hq" 2>/dev/null
-}
-trap cleanup EXIT
 
 ktap_plan 44
 on_both modprobe fabtrace
@@ -88,16 +77,19 @@ ktap_result "qp show dev nosuch0: error" test $rc = 1
 mon=$!
 "$FT" monitor events qp-create,qp-destroy >"$OUT/monitor_txt.out" 2>&1 &
 mon2=$!
+bg_add "$mon" "$mon2"
 sleep 1
 
 # -D: a timed run, so that top sees the traffic while it flows
 peer -t 120 "ib_write_bw -d rxe0 -x 1 -s 8192 -D 20 -F -q 2" >"$OUT/server.log" 2>&1 &
 srv=$!
-wait_for 60 perftest_listening
+bg_add "$srv"
+wait_for 60 perftest_listening || log "server not listening after 60 s"
 # keep the client's QPs alive for a moment after its run: start it in the
 # background and look while it is running
 timeout 120 ib_write_bw -d rxe0 -x 1 -s 8192 -D 20 -F -q 2 "$FT_PEER_IP" >"$OUT/client.log" 2>&1 &
 cli=$!
+bg_add "$cli"
 # wait for the writes to flow (perftest's setup is slow under TCG); QPs
 # retained from earlier tests do not count
 flowing() {
@@ -116,15 +108,16 @@ ft top_b top -b iterations 2 interval 300
 ktap_result "top -b iterations 2: exit 0, two snapshots" \
 	test $rc = 0 -a "$(grep -c '^fabtrace top' "$OUT/top_b.out")" = 2
 # on a terminal top redraws in place: script(1) gives it one
-script -qfec "$FT top iterations 2 interval 200 limit 5" /dev/null >"$OUT/top_tty.out" 2>&1
-rc=$?
+rc=0
+script -qfec "$FT top iterations 2 interval 200 limit 5" /dev/null >"$OUT/top_tty.out" 2>&1 || rc=$?
 ktap_result "top on a terminal: clears and homes, hides and restores the cursor" \
 	python3 -c "
 t = open('$OUT/top_tty.out', 'rb').read()
 assert $rc == 0 and t.count(b'\\x1b[H\\x1b[2J') == 2, t[:200]
 assert t.rfind(b'\\x1b[?25h') > t.rfind(b'\\x1b[?25l') >= 0, t[-80:]"
-wait "$cli"; crc=$?
-wait "$srv"; srv=
+crc=0
+wait "$cli" || crc=$?
+wait "$srv" || true
 ktap_result "ib_write_bw ran" test $crc = 0
 
 ft qp_j0 -j qp show
@@ -134,8 +127,9 @@ ft reset qp reset dev rxe0 qpn "$qpn"
 ktap_result "qp reset dev rxe0 qpn $qpn as root" test $rc = 0
 ft after -j qp show dev rxe0 qpn "$qpn"
 ktap_result "counters are zero after reset" jq_py "$OUT/after.out" "assert d[0]['tx']['packets']==0"
-setpriv --reuid=65534 --regid=65534 --clear-groups "$FT" qp reset >"$OUT/reset_nobody.out" 2>"$OUT/reset_nobody.err"
-rc=$?
+rc=0
+setpriv --reuid=65534 --regid=65534 --clear-groups "$FT" qp reset >"$OUT/reset_nobody.out" \
+	2>"$OUT/reset_nobody.err" || rc=$?
 sed 's/^/#   nobody: /' "$OUT/reset_nobody.err"
 ktap_result "qp reset as nobody: Operation not permitted, exit 1" \
 	grep -q "Operation not permitted" "$OUT/reset_nobody.err"
@@ -179,6 +173,7 @@ if [ -n "$FTQPS" ]; then
 	"$FTQPS" --no-connect -n 1 --iters 0 --hold --timeout-s 120 --comm "$HOSTILE" \
 		</dev/null >"$OUT/hostile.json" 2>"$OUT/hostile.err" &
 	hq=$!
+	bg_add "$hq"
 	wait_for 30 grep -q '^{' "$OUT/hostile.json" || log "ft_qps --comm: $(cat "$OUT/hostile.err")"
 	ft qp_hostile qp show pid "$hq"
 	ktap_result "comm set by prctl: qp show escapes it, no ESC or 0xff byte" escaped "$OUT/qp_hostile.out"
@@ -196,8 +191,7 @@ assert len(d) == 1 and d[0]["comm"] == "\ufffd\x1b[2Jx", d' "$OUT/qp_hostile_j.o
 	ft top_hostile_j -j top iterations 1 interval 200
 	ktap_result "comm set by prctl: -j top is strict UTF-8 JSON" json_lines_utf8 "$OUT/top_hostile_j.out"
 	kill "$hq"
-	wait "$hq"
-	hq=
+	wait "$hq" || true
 else
 	for ((i = 0; i < hostile_n; i++)); do
 		ktap_skip "comm set by prctl ($i)" "ft_qps not built (make -C selftests/progs)"
@@ -206,9 +200,9 @@ fi
 
 sleep 1
 kill "$mon" "$mon2"
-wait "$mon"; mrc=$?
-wait "$mon2"
-mon=
+mrc=0
+wait "$mon" || mrc=$?
+wait "$mon2" || true
 echo "# monitor (-j):"; sed -n '1,20s/^/#   /p' "$OUT/monitor.out"; sed 's/^/#   stderr: /' "$OUT/monitor.err"
 echo "# monitor (text):"; sed -n '1,20s/^/#   /p' "$OUT/monitor_txt.out"
 ktap_result "monitor exits 0 on SIGTERM" test $mrc = 0
@@ -237,14 +231,18 @@ else
 fi
 "$FT" -j monitor --count 1 events qp-create >"$OUT/mon_count.out" 2>&1 &
 mpid=$!
+bg_add "$mpid"
 sleep 1
 peer -t 60 "ib_write_bw -d rxe0 -x 1 -s 1024 -n 5 -F" >/dev/null 2>&1 &
 srv=$!
-wait_for 60 perftest_listening
-timeout 60 ib_write_bw -d rxe0 -x 1 -s 1024 -n 5 -F "$FT_PEER_IP" >/dev/null 2>&1
-wait "$srv"; srv=
-timeout 10 tail --pid="$mpid" -f /dev/null
-wait "$mpid"; rc=$?
+bg_add "$srv"
+wait_for 60 perftest_listening || log "server not listening after 60 s"
+timeout 60 ib_write_bw -d rxe0 -x 1 -s 1024 -n 5 -F "$FT_PEER_IP" >/dev/null 2>&1 ||
+	log "ib_write_bw -n 5 failed"
+wait "$srv" || true
+timeout 10 tail --pid="$mpid" -f /dev/null || true
+rc=0
+wait "$mpid" || rc=$?
 sed 's/^/#   count 1: /' "$OUT/mon_count.out"
 ktap_result "monitor --count 1 exits 0 after one event" \
 	test $rc = 0 -a "$(wc -l <"$OUT/mon_count.out")" = 1

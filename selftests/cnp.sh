@@ -17,7 +17,7 @@
 # CNPs carry DSCP 46; no two CNPs of a QP closer than the interval, and no
 # more than (last CE - first CE) / interval + 1; fabtrace's stats count
 # them sent, none failed.
-set -uo pipefail
+set -euo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/lib.sh"
 . "$HERE/lib-cong.sh"
@@ -36,7 +36,7 @@ policy_reset() {
 	on_both fabtrace policy set dev rxe0 trust pcp dscp-map default ecn none cnp on \
 		cnp-interval 50 cnp-dscp 48 || true
 }
-trap 'policy_reset; cong_cleanup' EXIT
+at_exit policy_reset
 
 ktap_assert "A: policy set trust dscp ecn 3 cnp on cnp-interval $INTERVAL_US cnp-dscp $DSCP" \
 	"$CONG_CLI" policy set dev rxe0 trust dscp ecn 3 cnp on cnp-interval $INTERVAL_US cnp-dscp $DSCP
@@ -44,18 +44,18 @@ ktap_assert "B: policy set trust dscp ecn 3 cnp off" \
 	peer fabtrace policy set dev rxe0 trust dscp ecn 3 cnp off
 ktap_assert "B: netem loss 10% ecn on ECT(0) RoCE" cong_netem peer ect0 loss 10% ecn
 cong_stats self "$O/stats0.json"
-ktap_assert "A: capture started" cong_cap_start a self
+ktap_assert "A: capture started" cap_start "$O/a.pcap" "${CONG_CAP[@]}"
 
 # flow NAME SERVER-TCLASS CLIENT-TCLASS PORT
 flow() {
 	local name=$1 stc=$2 ctc=$3 port=$4 common="--iters $ITERS --size $SIZE --op write --timeout-s 120"
 	local srv rc=0
 
-	"$CONG_PROGS/ft_qps" --server -p "$port" -n 1 --tclass "$stc" $common \
+	"$FT_PROGS/ft_qps" --server -p "$port" -n 1 --tclass "$stc" $common \
 		>"$O/${name}_srv.json" 2>"$O/${name}_srv.err" &
 	srv=$!
-	cong_bg_add $srv
-	peer "$CONG_PROGS/ft_qps --peer $FT_CTL_IP -p $port -n 1 --tclass $ctc $common" \
+	bg_add $srv
+	peer "$FT_PROGS/ft_qps --peer $FT_CTL_IP -p $port -n 1 --tclass $ctc $common" \
 		>"$O/${name}_cli.json" 2>"$O/${name}_cli.err" || rc=1
 	wait "$srv" || rc=1
 	log "$name: $(jq -c '{role, tclass, total_ops, traffic_s, error}' "$O/${name}_cli.json" 2>/dev/null)" \
@@ -69,7 +69,7 @@ run "$CONG_CLI" policy set dev rxe0 cnp off
 flow off $((26 << 2)) $((26 << 2)) $((PORT + 2)) || ok=0
 ktap_result "flows C (DSCP 26), N (DSCP 0, ECT), OFF (C with cnp off) ran" test "$ok" = 1
 sleep 1
-cong_cap_stop a
+cap_stop "$O/a.pcap" || log "tcpdump did not end well"
 cong_stats self "$O/stats1.json"
 cong_qps self "$O/qps_a.json"
 cong_qps peer "$O/qps_b.json"
@@ -78,7 +78,7 @@ cong_qps peer "$O/qps_b.json"
 tshark -n -r "$O/a.pcap" -Y infiniband -T fields -E separator=, \
 	-e frame.time_epoch -e ip.src -e ip.dsfield.dscp -e ip.dsfield.ecn \
 	-e infiniband.bth.opcode -e infiniband.bth.destqp 2>/dev/null >"$O/a.csv"
-"$CONG_PROGS/ft_icrc" "$O/a.pcap" >"$O/icrc.json"
+"$FT_PROGS/ft_icrc" "$O/a.pcap" >"$O/icrc.json" || log "ft_icrc: exit $?"
 log "ft_icrc: $(cat "$O/icrc.json")"
 cong_eq "ft_icrc: every captured RoCE frame has a good ICRC (bad)" "$(jq .icrc_bad "$O/icrc.json")" 0
 

@@ -19,7 +19,7 @@ cleanup() {
 	rxe_down self || true
 	[ -z "$loaded" ] || rmmod fabtrace 2>/dev/null || true
 }
-trap cleanup EXIT
+at_exit cleanup
 [ -e /sys/module/fabtrace ] || { modprobe fabtrace && loaded=1; }
 
 # offers LINE: what TAB offers at the end of LINE, one a line

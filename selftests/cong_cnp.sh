@@ -15,7 +15,7 @@
 #     == rxe's rcvd_pkts delta, and its tx packets == sent_pkts delta;
 #   one "cnp" onset event for the target (K CNPs 2 ms apart fit in one
 #     event_quiet_ms), none for the others; qp show congested lists it.
-set -uo pipefail
+set -euo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/lib.sh"
 . "$HERE/lib-cong.sh"
@@ -35,11 +35,11 @@ cong_rxe self "$O/rxe0.json"
 cong_dev self "$O/dev0.json"
 
 common="-p $PORT -n 3 --iters 20 --size 4096 --op write --timeout-s 120"
-"$CONG_PROGS/ft_qps" --server --hold $common >"$O/srv.json" 2>"$O/srv.err" &
+"$FT_PROGS/ft_qps" --server --hold $common >"$O/srv.json" 2>"$O/srv.err" &
 srv=$!
-cong_bg_add $srv
+bg_add $srv
 rc=0
-peer "$CONG_PROGS/ft_qps --peer $FT_CTL_IP $common" >"$O/cli.json" 2>"$O/cli.err" || rc=$?
+peer "$FT_PROGS/ft_qps --peer $FT_CTL_IP $common" >"$O/cli.json" 2>"$O/cli.err" || rc=$?
 srv_ready() { jq -e .qps "$O/srv.json" >/dev/null 2>&1; }
 wait_for 30 srv_ready || rc=1
 log "server: $(jq -c '{pid, total_ops, error, qps: [.qps[].qpn]}' "$O/srv.json" 2>/dev/null)"
@@ -53,34 +53,34 @@ others="$(jq '.qps[0].qpn' "$O/srv.json") $(jq '.qps[2].qpn' "$O/srv.json")"
 # the QPs are idle now: wait for the last ACK to be counted everywhere
 sleep 1
 cong_qps self "$O/qps0.json"
-ktap_assert "A: capture started" cong_cap_start a self
+ktap_assert "A: capture started" cap_start "$O/a.pcap" "${CONG_CAP[@]}"
 
 cnp() {
-	peer "$CONG_PROGS/ft_cnp --ifname \$FT_NETDEV --dst-ip $FT_SELF_IP --qpn $1 --count $2 --interval-us 2000"
+	peer "$FT_PROGS/ft_cnp --ifname \$FT_NETDEV --dst-ip $FT_SELF_IP --qpn $1 --count $2 --interval-us 2000"
 }
 t0=$(date +%s%N)
-cnp "$target" $K >"$O/cnp.json" 2>"$O/cnp.err"
-cnp $NOQP $M >"$O/cnp_noqp.json" 2>"$O/cnp_noqp.err"
+cnp "$target" $K >"$O/cnp.json" 2>"$O/cnp.err" || log "ft_cnp to QP $target: exit $?"
+cnp $NOQP $M >"$O/cnp_noqp.json" 2>"$O/cnp_noqp.err" || log "ft_cnp to QP $NOQP: exit $?"
 log "ft_cnp: $(jq -c '{sent, qpn, bytes_per_frame, icrc, error}' "$O/cnp.json" "$O/cnp_noqp.json" | tr '\n' ' ')"
 cong_eq "ft_cnp sent $K CNPs to QP $target" "$(jq .sent "$O/cnp.json")" $K
 got_all() { [ "$(cong_qps self "$O/qps1.json"; cong_qpv "$O/qps1.json" "$target" "$pid" .rx.cnp)" = $K ]; }
-wait_for 10 got_all
+wait_for 10 got_all || log "QP $target: rx cnp not $K after 10 s"
 sleep 0.5
 t1=$(date +%s%N)
-cong_cap_stop a
-cong_eq "A: tcpdump: no packet dropped" "$(cong_cap_dropped a)" 0
+cap_stop "$O/a.pcap" || log "tcpdump did not end well"
+cong_eq "A: tcpdump: no packet dropped" "$(cap_dropped "$O/a.pcap")" 0
 cong_qps self "$O/qps1.json"
 # last-cnp, exactly as the CLI printed it (jq would round it to a double)
 last_cnp() {
 	"$CONG_CLI" -j qp show dev "$CONG_DEV" qpn "$target" | grep -o '"last_cnp":[0-9]*' | cut -d: -f2
 }
-lc1=$(last_cnp)
+lc1=$(last_cnp) || true
 sleep 0.2
-lc2=$(last_cnp)
+lc2=$(last_cnp) || true
 
-cong_pcap_summary "$O/a.pcap" >"$O/pcap.json"
+cap_summary "$O/a.pcap" >"$O/pcap.json" || log "no summary of the capture"
 log "tshark: $(jq -c . "$O/pcap.json")"
-"$CONG_PROGS/ft_icrc" "$O/a.pcap" >"$O/icrc.json"
+"$FT_PROGS/ft_icrc" "$O/a.pcap" >"$O/icrc.json" || log "ft_icrc: exit $?"
 log "ft_icrc: $(cat "$O/icrc.json")"
 cong_eq "tshark: CNPs (opcode 0x81) to QP $target" "$(cong_pcapv "$O/pcap.json" "$FT_SELF_IP" "$target" cnp)" $K
 cong_eq "ft_icrc: every captured RoCE frame has a good ICRC (bad)" "$(jq .icrc_bad "$O/icrc.json")" 0
@@ -135,8 +135,8 @@ log "congested by the counters: [$expect]; qp show congested: [$listed]; others:
 ktap_result "qp show congested lists exactly the QPs with signals ([$listed])" test "$expect" = "$listed"
 ktap_result "qp show congested includes QP $target" grep -qw "$target" <<<"$listed"
 
-kill "$srv"
-wait "$srv"
+kill "$srv" 2>/dev/null || true
+wait "$srv" || true
 cong_mon_stop mon
 ktap_result "monitor: one JSON object per line" cong_json_lines "$O/mon.mon"
 ktap_finished

@@ -16,7 +16,7 @@
 #   netem's drop counter (it counts its marks there) == all CE on the wire;
 #   with event_quiet_ms = 0 and event_qp_interval_ms = 0 every CE mark is an
 #     onset: A's monitor gets exactly rx-ce "ce" events per QP, counts 1..n.
-set -uo pipefail
+set -euo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/lib.sh"
 . "$HERE/lib-cong.sh"
@@ -38,7 +38,7 @@ cong_param self event_rate 100000
 ktap_assert "monitor on A receives events" cong_mon_start mon self
 cong_stats self "$O/stats0.json"
 ktap_assert "B: netem loss 5% ecn on ECT(0) RoCE" cong_netem peer ect0 loss 5% ecn
-ktap_assert "A: capture started" cong_cap_start a self
+ktap_assert "A: capture started" cap_start "$O/a.pcap" "${CONG_CAP[@]}"
 
 common="--iters $ITERS --size $SIZE --op write --timeout-s 120"
 # flows: run E and N once; 0 if all four ran, 2 if a client's write
@@ -46,19 +46,19 @@ common="--iters $ITERS --size $SIZE --op write --timeout-s 120"
 flows() {
 	local e_srv n_srv e_cli n_cli p f rc=0
 
-	"$CONG_PROGS/ft_qps" --server -p $PORT_E -n 2 --tclass 0 $common \
+	"$FT_PROGS/ft_qps" --server -p $PORT_E -n 2 --tclass 0 $common \
 		>"$O/e_srv.json" 2>"$O/e_srv.err" &
 	e_srv=$!
-	"$CONG_PROGS/ft_qps" --server -p $PORT_N -n 1 --tclass 2 $common \
+	"$FT_PROGS/ft_qps" --server -p $PORT_N -n 1 --tclass 2 $common \
 		>"$O/n_srv.json" 2>"$O/n_srv.err" &
 	n_srv=$!
-	peer "$CONG_PROGS/ft_qps --peer $FT_CTL_IP -p $PORT_E -n 2 --tclass 2 $common" \
+	peer "$FT_PROGS/ft_qps --peer $FT_CTL_IP -p $PORT_E -n 2 --tclass 2 $common" \
 		>"$O/e_cli.json" 2>"$O/e_cli.err" &
 	e_cli=$!
-	peer "$CONG_PROGS/ft_qps --peer $FT_CTL_IP -p $PORT_N -n 1 --tclass 0 $common" \
+	peer "$FT_PROGS/ft_qps --peer $FT_CTL_IP -p $PORT_N -n 1 --tclass 0 $common" \
 		>"$O/n_cli.json" 2>"$O/n_cli.err" &
 	n_cli=$!
-	cong_bg_add $e_srv $n_srv $e_cli $n_cli
+	bg_add $e_srv $n_srv $e_cli $n_cli
 	for p in $e_srv $n_srv $e_cli $n_cli; do
 		wait "$p" || rc=1
 	done
@@ -80,12 +80,12 @@ rc=0
 flows || rc=$?
 if [ "$rc" = 2 ]; then
 	log "rxe's responder refused a request (remote invalid request): once more"
-	cong_cap_stop a
+	cap_stop "$O/a.pcap" || log "tcpdump did not end well"
 	cong_mon_stop mon
 	cong_netem_del peer
 	rc=0
 	cong_mon_start mon self && cong_netem peer ect0 loss 5% ecn &&
-		cong_cap_start a self || rc=1
+		cap_start "$O/a.pcap" "${CONG_CAP[@]}" || rc=1
 	[ "$rc" = 0 ] && { flows || rc=$?; }
 fi
 ktap_assert "ft_qps flows E and N ran (servers on A, clients on B)" test "$rc" -eq 0
@@ -101,11 +101,11 @@ all_destroyed() {
 	done
 }
 wait_for 30 all_destroyed || log "not every qp-destroy event arrived"
-cong_cap_stop a
+cap_stop "$O/a.pcap" || log "tcpdump did not end well"
 cong_mon_stop mon
 ktap_result "monitor exited 0 on SIGINT" test "$CONG_MON_RC" -eq 0
 ktap_result "monitor: one JSON object per line" cong_json_lines "$O/mon.mon"
-cong_eq "tcpdump: no packet dropped" "$(cong_cap_dropped a)" 0
+cong_eq "tcpdump: no packet dropped" "$(cap_dropped "$O/a.pcap")" 0
 
 cong_qps self "$O/qps_a.json"
 cong_qps peer "$O/qps_b.json"
@@ -114,7 +114,7 @@ marks=$(cong_netem_drops peer)
 # A's QPs are destroyed when their server is done; a request B retransmits
 # after that reaches no QP (tshark sees it, no QP can count it).
 cong_cuts "$O/qps_a.json" "$FT_SELF_IP" >"$O/cuts_a.json"
-cong_pcap_summary "$O/a.pcap" "$O/cuts_a.json" >"$O/pcap.json"
+cap_summary "$O/a.pcap" "$O/cuts_a.json" >"$O/pcap.json" || log "no summary of the capture"
 log "tshark: $(jq -c . "$O/pcap.json")"
 
 # check_qp WHAT QPS_FILE IP QPN PID: rx-ce, rx-ect and rx packets of one QP
@@ -200,7 +200,7 @@ for q in $(jq '.qps[].qpn' "$O/e_srv.json") $na; do
 	pid=$e_srv_pid
 	[ "$q" != "$na" ] || pid=$n_srv_pid
 	c=$(cong_mon_count mon "select(.kind == \"qp-create\" and .qpn == $q and .pid == $pid and .comm == \"ft_qps\" and .dev == \"$CONG_DEV\")")
-	d=$(jq -c "select(.kind == \"qp-destroy\" and .qpn == $q and .pid == $pid)" "$O/mon.mon" | tail -n 1)
+	d=$(jq -c -s "map(select(.kind == \"qp-destroy\" and .qpn == $q and .pid == $pid)) | last // empty" "$O/mon.mon")
 	dpk=$(jq -r '.rx.packets // "none"' <<<"$d")
 	dce=$(jq -r '.cong.rx_ce // "none"' <<<"$d")
 	log "QP $q: qp-create events $c; qp-destroy rx packets $dpk rx_ce $dce; qp show $(cong_qpv "$O/qps_a.json" "$q" "$pid" .rx.packets) $(cong_qpv "$O/qps_a.json" "$q" "$pid" .cong.rx_ce)"

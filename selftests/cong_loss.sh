@@ -32,7 +32,7 @@
 # A's duplicate_request delta; no rx-oos; B's tx == A's rx; A's tx - B's
 # rx == netem's drops; B's completer_retry_err <= its timeouts.
 # Events: nak onsets on both nodes, retransmit and timeout on B.
-set -uo pipefail
+set -euo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/lib.sh"
 . "$HERE/lib-cong.sh"
@@ -58,20 +58,20 @@ ktap_assert "monitor on B receives events" cong_mon_start mon_b peer
 cong_rxe self "$O/rxe_a0.json"
 cong_rxe peer "$O/rxe_b0.json"
 ktap_assert "B: netem loss 2% on RoCE" cong_netem peer roce loss 2%
-ktap_assert "A: capture started" cong_cap_start a1 self
+ktap_assert "A: capture started" cap_start "$O/a1.pcap" "${CONG_CAP[@]}"
 common="-p $PORT1 -n 2 --iters $ITERS --size $SIZE --op write --timeout-s 200"
-"$CONG_PROGS/ft_qps" --server $common >"$O/srv.json" 2>"$O/srv.err" &
+"$FT_PROGS/ft_qps" --server $common >"$O/srv.json" 2>"$O/srv.err" &
 srv=$!
-cong_bg_add $srv
+bg_add $srv
 rc=0
-peer "$CONG_PROGS/ft_qps --peer $FT_CTL_IP $common" >"$O/cli.json" 2>"$O/cli.err" || rc=$?
+peer "$FT_PROGS/ft_qps --peer $FT_CTL_IP $common" >"$O/cli.json" 2>"$O/cli.err" || rc=$?
 wait $srv || rc=$?
 log "server: $(jq -c '{pid, traffic_s, error}' "$O/srv.json") client: $(jq -c '{pid, mtu, total_ops, traffic_s, error}' "$O/cli.json")"
 ktap_assert "ft_qps: 2 QPs x $ITERS writes of $SIZE B, B -> A, through the loss" test "$rc" -eq 0
 drops=$(cong_netem_drops peer)
 cong_netem_del peer
-cong_cap_stop a1
-cong_eq "A: tcpdump: no packet dropped" "$(cong_cap_dropped a1)" 0
+cap_stop "$O/a1.pcap" || log "tcpdump did not end well"
+cong_eq "A: tcpdump: no packet dropped" "$(cap_dropped "$O/a1.pcap")" 0
 spid=$(jq .pid "$O/srv.json")
 cpid=$(jq .pid "$O/cli.json")
 mtu=$(jq .mtu "$O/cli.json")
@@ -80,13 +80,13 @@ D=$((ITERS * ((SIZE + mtu - 1) / mtu)))
 destroyed() {
 	[ "$(cong_mon_count "$1" "select(.kind == \"qp-destroy\" and .pid == $2)")" -ge "$3" ]
 }
-wait_for 30 destroyed mon_a "$spid" 2
-wait_for 30 destroyed mon_b "$cpid" 2
+wait_for 30 destroyed mon_a "$spid" 2 || log "A: not every qp-destroy event arrived"
+wait_for 30 destroyed mon_b "$cpid" 2 || log "B: not every qp-destroy event arrived"
 cong_qps self "$O/qps_a1.json"
 cong_qps peer "$O/qps_b1.json"
 cong_rxe self "$O/rxe_a1.json"
 cong_rxe peer "$O/rxe_b1.json"
-cong_pcap_summary "$O/a1.pcap" >"$O/pcap1.json"
+cap_summary "$O/a1.pcap" >"$O/pcap1.json" || log "no summary of the capture"
 log "tshark: $(jq -c '.qp | map_values(del(.send_psns))' "$O/pcap1.json")"
 log "netem drops on B: $drops; distinct request PSNs per QP: $D"
 
@@ -169,12 +169,12 @@ cong_eq "nak (A, B) and retransmit (B) onset events, with rqpn/peer/pid/comm (mi
 cong_rxe self "$O/rxe_a0.json"
 cong_rxe peer "$O/rxe_b0.json"
 ktap_assert "A: netem on RoCE, no loss yet" cong_netem self roce loss 0%
-"$CONG_PROGS/ft_timeout" --server -p $PORT2 --timeout-s 60 >"$O/to_srv.json" 2>"$O/to_srv.err" &
+"$FT_PROGS/ft_timeout" --server -p $PORT2 --timeout-s 60 >"$O/to_srv.json" 2>"$O/to_srv.err" &
 srv=$!
-peer "$CONG_PROGS/ft_timeout --peer $FT_CTL_IP -p $PORT2 --seconds 5 --timeout 14 --retry-cnt 7 --timeout-s 60" \
+peer "$FT_PROGS/ft_timeout --peer $FT_CTL_IP -p $PORT2 --seconds 5 --timeout 14 --retry-cnt 7 --timeout-s 60" \
 	>"$O/to_cli.json" 2>"$O/to_cli.err" &
 cli=$!
-cong_bg_add $srv $cli
+bg_add $srv $cli
 flowing() { grep -q "first write completed" "$O/to_cli.err"; }
 wait_for 40 flowing || log "ft_timeout: no write completed: $(cat "$O/to_cli.err")"
 sleep 0.5
@@ -191,8 +191,8 @@ drops=$(cong_netem_drops self)
 cong_netem_del self
 a=$(jq .qpn "$O/to_srv.json") spid=$(jq .pid "$O/to_srv.json")
 b=$(jq .qpn "$O/to_cli.json") cpid=$(jq .pid "$O/to_cli.json")
-wait_for 30 destroyed mon_a "$spid" 1
-wait_for 30 destroyed mon_b "$cpid" 1
+wait_for 30 destroyed mon_a "$spid" 1 || log "A: no qp-destroy event"
+wait_for 30 destroyed mon_b "$cpid" 1 || log "B: no qp-destroy event"
 cong_qps self "$O/qps_a2.json"
 cong_qps peer "$O/qps_b2.json"
 cong_rxe self "$O/rxe_a1.json"

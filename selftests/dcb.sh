@@ -24,7 +24,7 @@ cleanup() {
 	rmmod ft_dcbnl 2>/dev/null || true
 	rm -rf "$T"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 show() { fabtrace -j policy show dev rxe0 >"$1"; }
 calls() { cat "/sys/module/ft_dcbnl/parameters/$1_calls"; }

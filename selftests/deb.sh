@@ -54,7 +54,7 @@ cleanup() {
 	cp -a "$T"/modules.* "$M/"
 	rm -rf "$T"
 }
-trap cleanup EXIT
+at_exit cleanup
 rmmod fabtrace 2>/dev/null || true
 mkdir "$T/boot"
 cp /boot/config-"$K" /boot/System.map-"$K" "$T/boot/" 2>/dev/null || true

@@ -18,7 +18,7 @@ cleanup() {
 	[ -e /sys/class/infiniband/rxe0 ] || true
 	rm -rf "$T"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 snap() {
 	fabtrace -j dev show >"$T/ft.json"

@@ -53,7 +53,7 @@ cleanup() {
 	[ -e /sys/module/fabtrace ] || modprobe fabtrace 2>/dev/null || true
 	rm -rf "$T"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 # rxe0's QP numbers as the RDMA core lists them, and as fabtrace's live entries
 rdma_qpns() {

@@ -37,7 +37,7 @@ cleanup() {
 	cp -a "$T"/modules.* "/lib/modules/$K/"
 	rm -rf "$T"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 rmmod fabtrace 2>/dev/null || true
 in_updates() {

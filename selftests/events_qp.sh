@@ -18,7 +18,7 @@
 #     (no rate limiting: event_rate 100000; events-lost delta 0);
 #   no two congestion events of the QP less than the interval apart;
 #   CNPs: ft_cnp's count == the QP's rx cnp.
-set -uo pipefail
+set -euo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/lib.sh"
 . "$HERE/lib-cong.sh"
@@ -44,14 +44,14 @@ cong_stats self "$O/stats0.json"
 ackto=14
 [ "$S" -lt 4 ] || ackto=16
 common="-p $PORT -n 1 --iters 4000 --size 4096 --op write --hold --timeout-s $((150 * S))"
-peer "$CONG_PROGS/ft_qps --server $common" >"$O/srv.json" 2>"$O/srv.err" &
+peer "$FT_PROGS/ft_qps --server $common" >"$O/srv.json" 2>"$O/srv.err" &
 srv=$!
-cong_bg_add $srv
+bg_add $srv
 cong_netem self roce loss 5%
-"$CONG_PROGS/ft_qps" --peer "$FT_PEER_CTL_IP" $common --ack-timeout $ackto \
+"$FT_PROGS/ft_qps" --peer "$FT_PEER_CTL_IP" $common --ack-timeout $ackto \
 	>"$O/cli.json" 2>"$O/cli.err" &
 cli=$!
-cong_bg_add $cli
+bg_add $cli
 # A's QP, once connected: its entry's peer is B
 qp_of_a() {
 	"$CONG_CLI" -j qp show dev "$CONG_DEV" |
@@ -61,8 +61,8 @@ qp_of_a() {
 wait_for $((30 * S)) qp_of_a >/dev/null || fail_all "A's QP did not show up: $(cat "$O/cli.err")"
 qpn=$(qp_of_a)
 log "A's QP: $qpn"
-peer "$CONG_PROGS/ft_cnp --ifname \$FT_NETDEV --dst-ip $FT_SELF_IP --qpn $qpn --count $NCNP --interval-us 2000" \
-	>"$O/cnp.json" 2>"$O/cnp.err"
+peer "$FT_PROGS/ft_cnp --ifname \$FT_NETDEV --dst-ip $FT_SELF_IP --qpn $qpn --count $NCNP --interval-us 2000" \
+	>"$O/cnp.json" 2>"$O/cnp.err" || log "ft_cnp: exit $?"
 held() { jq -e .qps "$O/cli.json" >/dev/null 2>&1; }
 wrote() { jq -e '.qps and .error == null' "$O/cli.json" >/dev/null 2>&1; }
 wait_for $((120 * S)) held || log "ft_qps client not done: $(cat "$O/cli.err")"
@@ -73,8 +73,8 @@ ktap_assert "ft_qps: A wrote to B through the loss, and holds its QP" wrote
 sleep $((IVL / 1000 + 1))
 # (counted before the CNP is sent: the event may come at once)
 ncnpev=$(cong_mon_count mon "select(.qpn == $qpn and .kind == \"cnp\")")
-peer "$CONG_PROGS/ft_cnp --ifname \$FT_NETDEV --dst-ip $FT_SELF_IP --qpn $qpn --count 1" \
-	>"$O/cnp1.json" 2>"$O/cnp1.err"
+peer "$FT_PROGS/ft_cnp --ifname \$FT_NETDEV --dst-ip $FT_SELF_IP --qpn $qpn --count 1" \
+	>"$O/cnp1.json" 2>"$O/cnp1.err" || log "ft_cnp --count 1: exit $?"
 cong_mon_wait mon "select(.qpn == $qpn and .kind == \"cnp\")" $((ncnpev + 1)) $((10 * S)) ||
 	log "no event for the last CNP"
 sleep 1
@@ -97,6 +97,6 @@ cong_eq "withheld events carried by the QP's events == the stats' suppressed del
 # the interval is counted in jiffies (4 ms at HZ=250): one of slack
 cong_le "the QP's events at least ${IVL} ms apart (shortest gap, ms, and the interval less one jiffy)" \
 	$((IVL - 4)) $((gap / 1000000))
-kill "$cli" "$srv" 2>/dev/null
+kill "$cli" "$srv" 2>/dev/null || true
 cong_mon_stop mon
 ktap_finished

@@ -31,7 +31,7 @@
 # Where: all of it on node A, Prometheus included (loopback only; on one
 # kernel of a vm-test run, the others skip it: kindep_here); B only
 # sends traffic.
-set -uo pipefail
+set -euo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/lib.sh"
 . "$HERE/lib-cong.sh"
@@ -51,7 +51,7 @@ export WANT_COMM=$'ft"q\\p\xef\xbf\xbd'
 
 # A fresh module: no entry of an earlier test may be forgotten while this
 # one compares the export with qp show (cong_init: retain_ms 600000).
-rmmod fabtrace 2>/dev/null
+rmmod fabtrace 2>/dev/null || true
 cong_init export
 O=$CONG_OUT
 L=$(mktemp -d)			# local, not the 9p share: mounts, TSDB, state
@@ -59,20 +59,18 @@ TF=$L/textfile			# node_exporter's textfile directory
 S=$L/export.state
 CG=/sys/fs/cgroup/ftexport.slice
 mkdir -p "$TF" "$O/run"
-ne='' prom='' loop='' hold1='' hold2=''
 
+# stop PID...: these background jobs of the test, now (bg_add: at the end)
 stop() {
 	local p
 
 	for p in "$@"; do
-		[ -n "$p" ] || continue
-		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
+		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true
 	done
-	return 0
 }
 
+# (after cong_init's cleanup was added: this one runs first)
 cleanup() {
-	stop "$loop" "$prom" "$ne" "$hold1" "$hold2"
 	cp "$S" "$O/export.state" 2>/dev/null
 	umount "$L/ro" "$L/full" 2>/dev/null
 	rmdir "$CG" 2>/dev/null
@@ -80,9 +78,8 @@ cleanup() {
 	[ -d /sys/module/fabtrace ] || modprobe fabtrace
 	fabtrace policy set dev rxe0 trust pcp 2>/dev/null
 	rm -rf "$L"
-	cong_cleanup
 }
-trap cleanup EXIT
+at_exit cleanup
 
 ktap_plan 30
 
@@ -91,9 +88,10 @@ hold() {
 	local fifo=$L/fifo.$1
 
 	mkfifo "$fifo"
-	"$CONG_PROGS/ft_qps" -d rxe0 --no-connect -n "$1" --srq --hold --summary \
+	"$FT_PROGS/ft_qps" -d rxe0 --no-connect -n "$1" --srq --hold --summary \
 		--timeout-s 400 --comm ft_hold >"$fifo" 2>"$O/hold.$1.err" </dev/null &
 	HELD=$!
+	bg_add "$HELD"
 	read -r json <"$fifo" && echo "$json" >"$2"
 	rm -f "$fifo"
 	jq -e ".nqps == $1" "$2" >/dev/null
@@ -124,9 +122,11 @@ if kindep_here; then
 	prometheus-node-exporter --web.listen-address="$NE" --collector.disable-defaults \
 		--collector.textfile --collector.textfile.directory="$TF" >"$O/node_exporter.log" 2>&1 &
 	ne=$!
+	bg_add "$ne"
 	prometheus --config.file="$O/prometheus.yml" --storage.tsdb.path="$L/tsdb" \
 		--web.listen-address="${PROM#http://}" --log.level=warn >"$O/prometheus.log" 2>&1 &
 	prom=$!
+	bg_add "$prom"
 	up() { $CHECK get "http://$NE/metrics" >/dev/null && $CHECK get "$PROM/-/ready" >/dev/null; }
 	ktap_assert "prometheus-node-exporter and Prometheus up on loopback" wait_for 90 up
 	# Each series' last sample scraped: under TCG a scrape can outlast its
@@ -167,6 +167,7 @@ else
 fi
 export_loop &
 loop=$!
+bg_add "$loop"
 
 ktap_assert "B: netem marks 5% of ECT(0) RoCE CE" cong_netem peer ect0 loss 5% ecn
 mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
@@ -174,22 +175,22 @@ mkdir -p "$CG"
 common="--iters $ITERS --size $SIZE --op write --timeout-s 120"
 # flow J: A's server in its own cgroup, hostile name, DSCP 0 (prio 0)
 ( echo "$BASHPID" >"$CG/cgroup.procs" &&
-	exec "$CONG_PROGS/ft_qps" --server -p $PORT_J -n 2 --tclass 0 --comm "$HOSTILE" $common \
+	exec "$FT_PROGS/ft_qps" --server -p $PORT_J -n 2 --tclass 0 --comm "$HOSTILE" $common \
 	>"$O/j_srv.json" 2>"$O/j_srv.err" ) &
 j_srv=$!
 # flow D: DSCP 26 (prio 3)
-"$CONG_PROGS/ft_qps" --server -p $PORT_D -n 2 --tclass $((26 << 2)) $common \
+"$FT_PROGS/ft_qps" --server -p $PORT_D -n 2 --tclass $((26 << 2)) $common \
 	>"$O/d_srv.json" 2>"$O/d_srv.err" &
 d_srv=$!
-cong_bg_add $j_srv $d_srv
+bg_add $j_srv $d_srv
 # B's clients: ECT(0), so netem marks them
-peer "$CONG_PROGS/ft_qps --peer $FT_CTL_IP -p $PORT_J -n 2 --tclass 2 $common" \
+peer "$FT_PROGS/ft_qps --peer $FT_CTL_IP -p $PORT_J -n 2 --tclass 2 $common" \
 	>"$O/j_cli.json" 2>"$O/j_cli.err" &
 j_cli=$!
-peer "$CONG_PROGS/ft_qps --peer $FT_CTL_IP -p $PORT_D -n 2 --tclass $(((26 << 2) | 2)) $common" \
+peer "$FT_PROGS/ft_qps --peer $FT_CTL_IP -p $PORT_D -n 2 --tclass $(((26 << 2) | 2)) $common" \
 	>"$O/d_cli.json" 2>"$O/d_cli.err" &
 d_cli=$!
-cong_bg_add $j_cli $d_cli
+bg_add $j_cli $d_cli
 rc=0
 for p in $j_srv $d_srv $j_cli $d_cli; do
 	wait "$p" || rc=1
@@ -198,7 +199,6 @@ log "${SECONDS}s: traffic done"
 sleep 2				# two more exports after the traffic
 touch "$L/stop"			# the loop ends after the export under way
 wait "$loop"
-loop=
 marks=$(cong_netem_drops peer 2>/dev/null || echo ?)
 cong_netem_del peer
 for f in j_srv j_cli d_srv d_cli; do
@@ -236,8 +236,8 @@ for _ in 1 2 3 4 5; do
 	sleep 1
 done
 ktap_assert "the node quiet: dev show the same before and after the export" test $quiet = 0
-out=$(promtool check metrics <"$O/quiet.prom" 2>&1)
-rc=$?
+rc=0
+out=$(promtool check metrics <"$O/quiet.prom" 2>&1) || rc=$?
 [ -z "$out" ] || { sed 's/^/# /' <<<"$out"; rc=1; }
 ktap_result "promtool check metrics accepts the exposition, silently ($(grep -vc '^#' "$O/quiet.prom") series)" \
 	test $rc = 0
@@ -296,7 +296,7 @@ log "${SECONDS}s: exports checked"
 if [ "$PROMETHEUS" = 1 ]; then
 	rx=$(sed -n 's/^fabtrace_device_rx_packets_total{device="rxe0"} //p' "$O/quiet.prom")
 	ce_all=$(jq '[.[] | select(.dev == "rxe0") | .cong.rx_ce] | add' "$O/qps.json")
-	wait_for 30 dev_scraped "$rx"
+	wait_for 30 dev_scraped "$rx" || true
 	ktap_result "Prometheus: fabtrace_device_rx_packets_total == the exposition ($rx)" \
 		$CHECK query "$PROM" "$(last "fabtrace_device_rx_packets_total{device=\"rxe0\"}")" "$rx"
 	ktap_result "Prometheus: the groups' sum == the device total, CE == qp show ($ce_all)" \
@@ -320,10 +320,9 @@ if [ "$PROMETHEUS" = 1 ]; then
 		eval '$CHECK query "$PROM" "$(last node_textfile_scrape_error)" 0 &&
 		      $CHECK query "$PROM" "max_over_time(up{job=\"node\"}[1m])" 1'
 	stop "$prom" "$ne"
-	left=$(pgrep -a -x prometheus; pgrep -a -f 'prometheus-node-exporter')
+	left=$(pgrep -a -x prometheus; pgrep -a -f 'prometheus-node-exporter' || true)
 	ktap_result "Prometheus and node_exporter stopped, no process left" \
 		eval '! kill -0 "$prom" 2>/dev/null && ! kill -0 "$ne" 2>/dev/null && [ -z "$left" ]'
-	prom='' ne=''
 	[ -z "$left" ] || log "left: $left"
 else
 	ktap_skip "Prometheus: fabtrace_device_rx_packets_total == the exposition" "$KINDEP_WHY"
@@ -343,14 +342,13 @@ t0=$SECONDS
 fabtrace export file "$O/big.prom" state "$S"
 log "export of $(sed -n 's/^fabtrace_export_qps //p' "$O/big.prom") QP entries in $((SECONDS - t0)) s:" \
 	"$(grep -vc '^#' "$O/big.prom") series"
-out=$(promtool check metrics <"$O/big.prom" 2>&1)
-rc=$?
+rc=0
+out=$(promtool check metrics <"$O/big.prom" 2>&1) || rc=$?
 [ -z "$out" ] || { sed 's/^/# /' <<<"$out"; rc=1; }
 ktap_result "11,000 QPs: promtool check metrics accepts the exposition" test $rc = 0
 ktap_result "11,000 QPs: series under the bound, groups add up to the totals" \
 	eval '$CHECK bound "$O/big.prom" 1 1 100 20 && $CHECK sums "$O/big.prom"'
 stop "$hold2" "$hold1"
-hold1='' hold2=''
 
 # ---- Debian's textfile directory ----------------------------------------------------
 fabtrace export textfile state "$L/tf.state"

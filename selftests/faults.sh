@@ -43,7 +43,7 @@ NQPS=1000
 CYCLES=20
 SIZE=65536
 KMEMLEAK=/sys/kernel/debug/kmemleak
-PY=$OR_PY3
+PY=$FT_PY3
 # the debug kernel (KASAN, lockdep) is several times slower: every wait too
 S=${FT_TIMEOUT_SCALE:-1}
 # -u 20: a 4 s ACK timeout, so a TCG node starved for a moment resends
@@ -77,7 +77,7 @@ cleanup() {
 	[ -e /sys/module/fabtrace ] || modprobe fabtrace 2>/dev/null || true
 	rm -rf "$T"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 loaded() { [ "$(cat /sys/module/fabtrace/initstate 2>/dev/null)" = live ]; }
 # rdma's count of rxe0's QPs (the RDMA core's restrack)

@@ -17,9 +17,9 @@ cleanup() {
 	[ -z "$agent" ] || kill "$agent" 2>/dev/null || true
 	rm -rf "$work"
 }
-trap cleanup EXIT
+at_exit cleanup
 
-ktap_plan 43
+ktap_plan 47
 
 # ---- scan-logs.sh ---------------------------------------------------------
 scan() { "$HERE/qemu/scan-logs.sh" "$@" >"$work/scan.out"; }
@@ -109,6 +109,44 @@ ktap_result "vm-test.sh: a kernel without an image fails and says why" \
 	loud 'no kernel image' "$HERE/qemu/vm-test.sh" 0.0-no-such-kernel
 ktap_result "make: no kernel headers fails and names make deps" \
 	loud "no kernel headers.*make deps" make -s -C "$HERE/.." demo-run KVERS=
+
+# ---- lib.sh: the end of a test -------------------------------------------
+# A test's background jobs are stopped and its cleanups run, last added
+# first, however it ends; its exit status stands.  Under set -e, a command
+# that fails ends it with a bail-out that names it, never with status 4.
+mk ends.sh '. '"$HERE"'/lib.sh
+set -euo pipefail
+sleep 301 & bg_add $!
+echo "job $!" >'"$work"'/ends.pid
+at_exit echo first added
+at_exit eval "echo second added; false"
+echo body
+exit ${1:-0}'
+ends() {
+	local want=$1 rc=0
+
+	shift
+	"$work/ends.sh" "$@" >"$work/ends.out" 2>&1 || rc=$?
+	[ "$rc" -eq "$want" ] || { log "exit status $rc, not $want"; return 1; }
+	printf 'body\nsecond added\nfirst added\n' | diff - <(grep -v '^#' "$work/ends.out") &&
+		! kill -0 "$(sed -n 's/^job //p' "$work/ends.pid")" 2>/dev/null
+}
+ktap_result "lib.sh: at the end, jobs stopped, cleanups last-first, status 0 kept" ends 0
+ktap_result "lib.sh: the same after exit 3, which stands" ends 3 3
+mk errexit.sh 'set -euo pipefail
+. '"$HERE"'/lib.sh
+echo before
+sh -c "exit $1"
+echo after'
+errexit() {
+	local want=$1 rc=0
+
+	"$work/errexit.sh" "$2" >"$work/errexit.out" 2>&1 || rc=$?
+	[ "$rc" -eq "$want" ] && ! grep -q after "$work/errexit.out" &&
+		grep -qxF "Bail out! line 5: 'sh -c \"exit \$1\"' failed (exit status $2)" "$work/errexit.out"
+}
+ktap_result "lib.sh: set -e: a failing command bails out and says which" errexit 2 2
+ktap_result "lib.sh: set -e: a command's status 4 is a failure, not a skip" errexit 1 4
 
 # ---- ftpeer over loopback ---------------------------------------------------
 port=$((20000 + $$ % 20000))

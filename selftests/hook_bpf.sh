@@ -35,7 +35,7 @@ cleanup() {
 	[ -z "$srv" ] || kill "$srv" 2>/dev/null || true
 	[ -z "$bt" ] || stop_bt
 }
-trap cleanup EXIT
+at_exit cleanup
 
 bpf_holds_rcv() { ft_hooked rxe_rcv | grep -q 'direct-->bpf_trampoline'; }
 # ftrace lists a function with two hooks as "(2)" and its list function;

@@ -29,7 +29,7 @@ KS=$T/kselftests
 cleanup() {
 	rm -rf "$T"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 verdicts() {
 	grep -E '^(not )?ok [0-9]+ selftests: ' "$1" | sed 's/^\(not \)\{0,1\}ok [0-9]* //; s/ # SKIP.*/ # SKIP/'

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# Helpers of the congestion selftests (cong_*.sh, events.sh, top.sh): qdiscs, captures, monitors, oracles.
+# Helpers of the congestion selftests (cong_*.sh, events.sh, top.sh): qdiscs, monitors, counters.
 # shellcheck shell=bash
 #
 # Source it after lib.sh:
@@ -10,21 +10,20 @@
 #   cong_init NAME          skip unless the two-node bed, the module, the
 #                           programs and the tools are there; modprobe
 #                           fabtrace and rxe0 on both nodes; artefacts go to
-#                           $CONG_OUT ($FT_OUT/NAME); installs an EXIT trap
+#                           $CONG_OUT ($FT_OUT/NAME); the test's end removes
+#                           the qdiscs and restores the parameters
 #   cong_param WHERE NAME VALUE   set a fabtrace module parameter on self,
 #                           peer or both; the old value comes back at exit
-#   cong_bg_add PID         a background process (local pid) to kill at exit
+# Background jobs (bg_add), captures (cap_start, cap_stop, cap_dropped,
+# cap_summary) and the traffic programs ($FT_PROGS) are lib.sh's.
 # Queueing disciplines on the data NIC (self or peer)
 #   cong_netem WHERE MATCH NETEM...   prio root, netem on band 1:1, and a u32
 #                           filter that sends MATCH (roce | ect0) there; all
 #                           other packets bypass netem
 #   cong_netem_drops WHERE  netem's drop counter (netem counts ECN marks in it)
 #   cong_netem_del WHERE    remove it all
-# Captures (tcpdump on the data NIC, udp port 4791, complete frames)
-#   cong_cap_start NAME WHERE [FILTER] ; cong_cap_stop NAME  -> $CONG_OUT/NAME.pcap
-#   cong_cap_dropped NAME   packets the kernel dropped from the capture
-#   cong_pcap_summary PCAP [CUTS]  JSON: per destination node and QP, what tshark
-#                           decoded;  cong_pcapv SUMMARY IP QPN KEY
+# Captures: CONG_CAP (the options of their cap_start); cong_cuts QPS_FILE IP
+#   (the CUTS of cap_summary); cong_pcapv SUMMARY IP QPN KEY
 # Event monitors (fabtrace -j monitor, one JSON object per line)
 #   cong_mon_start NAME WHERE [ARGS]  -> $CONG_OUT/NAME.mon, synced: returns
 #                           once the monitor demonstrably receives events
@@ -40,36 +39,15 @@
 # Assertions that print their numbers
 #   cong_eq DESC A B; cong_le DESC A B; cong_gt DESC A B
 
-CONG_LIB=$(readlink -f "${BASH_SOURCE[0]}")
+FT_LIBS+=("$(readlink -f "${BASH_SOURCE[0]}")")
 CONG_CLI=${CONG_CLI:-$(command -v fabtrace || echo "${FT_REPO:-}/user/fabtrace")}
 CONG_DEV=rxe0
-# cong_oracle SUBCOMMAND ARGS...: selftests/oracle.py (the system python3:
-# pyenv's shim costs a shell and a fork per call under TCG)
-cong_oracle() {
-	/usr/bin/python3 "${CONG_LIB%/*}/oracle.py" "$@"
-}
 
 # ---- setup ---------------------------------------------------------------
 
 declare -A CONG_PARAM_SAVED=()
-CONG_BG=()
-declare -A CONG_CAP_PID=() CONG_MON_PID=() CONG_MON_WHERE=()
+declare -A CONG_MON_PID=() CONG_MON_WHERE=()
 CONG_MON_RC=
-
-_cong_find_progs() {
-	local d
-
-	for d in "${FT_BUILD:-}/selftests/progs" "${FT_REPO:-}/selftests/progs"; do
-		if [ -x "$d/ft_qps" ] && [ -x "$d/ft_cnp" ] && [ -x "$d/ft_rnr" ] &&
-		   [ -x "$d/ft_timeout" ]; then
-			echo "$d"
-			return 0
-		fi
-	done
-	return 1
-}
-
-CONG_PROGS=$(_cong_find_progs)
 
 cong_init() {
 	CONG_NAME=$1
@@ -77,12 +55,10 @@ cong_init() {
 	require_module fabtrace
 	require_cmd rdma tc tcpdump tshark jq python3 ip
 	[ -x "$CONG_CLI" ] || skip_all "fabtrace CLI not built ($CONG_CLI)"
-	[ -n "$CONG_PROGS" ] ||
-		skip_all "selftests/progs not built (make -C selftests all)"
-	CONG_OUT=${FT_OUT:-/tmp}/$CONG_NAME
-	rm -rf "$CONG_OUT"
-	mkdir -p "$CONG_OUT"
-	trap cong_cleanup EXIT
+	require_progs ft_qps ft_cnp ft_rnr ft_timeout
+	out_dir "$CONG_NAME"
+	CONG_OUT=$OUT
+	at_exit cong_cleanup
 	# leftovers of an earlier test must not disturb this one
 	cong_netem_del self
 	cong_netem_del peer
@@ -116,16 +92,11 @@ cong_param() {
 	log "module parameter $name = $val on $where"
 }
 
-cong_bg_add() {
-	CONG_BG+=("$@")
-}
-
+# cong_cleanup (at exit, after lib.sh stopped the background jobs): no
+# qdisc left, the module parameters as they were.
 cong_cleanup() {
-	local k pid w p
+	local k w p
 
-	for pid in "${CONG_BG[@]}" "${CONG_MON_PID[@]}" "${CONG_CAP_PID[@]}"; do
-		kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	done
 	cong_netem_del self
 	cong_netem_del peer
 	for k in "${!CONG_PARAM_SAVED[@]}"; do
@@ -138,26 +109,6 @@ cong_cleanup() {
 		fi
 	done
 	return 0
-}
-
-# cong_peer_fn FUNC ARGS...: a function of lib.sh or this file, on the peer.
-cong_peer_fn() {
-	local q
-
-	printf -v q '%q ' "$@"
-	"$FTPEER" "bash -c $(printf '%q' ". $(printf '%q' "$FT_LIB") && . $(printf '%q' "$CONG_LIB") && $q")"
-}
-
-# _cong_on WHERE FUNC ARGS...
-_cong_on() {
-	local where=$1
-
-	shift
-	case $where in
-	self) "$@" ;;
-	peer) cong_peer_fn "$@" ;;
-	*) echo "expected self or peer, got '$where'" >&2; return 1 ;;
-	esac
 }
 
 # ---- queueing disciplines --------------------------------------------------
@@ -177,7 +128,7 @@ _cong_netem_self() {
 
 	match=$(_cong_match "$1") || return 1
 	shift
-	tc qdisc del dev "$dev" root 2>/dev/null
+	tc qdisc del dev "$dev" root 2>/dev/null || true
 	# every priority to band 1:2 (a pfifo); only the filter reaches 1:1
 	tc qdisc add dev "$dev" root handle 1: prio bands 3 \
 		priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 || return 1
@@ -192,7 +143,7 @@ cong_netem() {
 
 	shift
 	log "netem on $where: $*"
-	_cong_on "$where" _cong_netem_self "$@"
+	on_node "$where" _cong_netem_self "$@"
 }
 
 # cong_netem_change WHERE NETEM-ARGS...: new netem parameters, same filter.
@@ -205,7 +156,7 @@ cong_netem_change() {
 
 	shift
 	log "netem on $where now: $*"
-	_cong_on "$where" _cong_netem_change_self "$@"
+	on_node "$where" _cong_netem_change_self "$@"
 }
 
 _cong_netem_drops_self() {
@@ -214,84 +165,27 @@ _cong_netem_drops_self() {
 }
 
 cong_netem_drops() {
-	_cong_on "$1" _cong_netem_drops_self
+	on_node "$1" _cong_netem_drops_self
 }
 
 _cong_netem_del_self() {
-	tc qdisc del dev "${FT_NETDEV:?}" root 2>/dev/null
-	return 0
+	tc qdisc del dev "${FT_NETDEV:?}" root 2>/dev/null || true
 }
 
 cong_netem_del() {
-	_cong_on "$1" _cong_netem_del_self
+	on_node "$1" _cong_netem_del_self
 }
 
 # ---- captures --------------------------------------------------------------
 
-# cong_cap_start NAME WHERE [FILTER]: tcpdump of RoCEv2 (or of the pcap
-# FILTER given) on the data NIC of WHERE,
-# to $CONG_OUT/NAME.pcap (a share both nodes write to).  Returns once
-# tcpdump listens.
-cong_cap_start() {
-	local name=$1 where=$2 pcap=$CONG_OUT/$1.pcap err=$CONG_OUT/$1.tcpdump
-	local cmd filter=${3:-udp port 4791}
+# CONG_CAP: the options of the congestion tests' captures (lib.sh's
+# cap_start "$CONG_OUT/NAME.pcap" "${CONG_CAP[@]}" [-- FILTER]): complete
+# frames, each written as it comes, and the NIC not made promiscuous (a
+# test of PFC frames must not be).
+# shellcheck disable=SC2034 # for the tests
+CONG_CAP=(-p -U -B 16384)
 
-	cmd="exec tcpdump -i \"\$FT_NETDEV\" -n -p -U -B 16384 -w $pcap $filter 2>$err"
-	rm -f "$pcap" "$err"
-	if [ "$where" = self ]; then
-		bash -c "$cmd" &
-	else
-		peer "$cmd" &
-	fi
-	CONG_CAP_PID[$name]=$!
-	_cap_listening() { grep -q "listening on" "$err" 2>/dev/null; }
-	wait_for 30 _cap_listening || {
-		log "tcpdump on $where did not start: $(cat "$err" 2>/dev/null)"
-		return 1
-	}
-}
-
-# cong_cap_stop NAME: stop tcpdump, wait until its file is complete.
-cong_cap_stop() {
-	local name=$1 err=$CONG_OUT/$1.tcpdump pid=${CONG_CAP_PID[$1]}
-
-	cap_settle "$CONG_OUT/$name.pcap"
-	# the peer's agent turns the client's death into SIGTERM for tcpdump
-	kill "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-	unset "CONG_CAP_PID[$name]"
-	_cap_done() { grep -q "dropped by kernel" "$err" 2>/dev/null; }
-	wait_for 30 _cap_done || { log "tcpdump $name did not finish"; return 1; }
-	sed "s/^/# tcpdump $name: /" "$err"
-}
-
-# cong_cap_dropped NAME: packets the kernel dropped from the capture, by
-# tcpdump's own count.  Packets the filter took in after tcpdump's last
-# read are counted as received but never written; they are only logged:
-# one of the test's own would fail the comparisons with tshark's counts,
-# which is where a missing frame shows.
-cong_cap_dropped() {
-	awk '/packets? captured/ { c = $1 } /received by filter/ { r = $1 }
-	     /dropped by kernel/ { d = $1 }
-	     END {
-		if (c == "" || r == "" || d == "") { print "unknown"; exit }
-		if (r != c) printf "%s: %d packet(s) after the last write\n", FILENAME, r - c > "/dev/stderr"
-		print d
-	     }' "$CONG_OUT/$1.tcpdump"
-}
-
-# cong_pcap_summary PCAP [CUTS]: tshark decodes the capture (PCAP.tsv:
-# oracle.py's TSV_FIELDS); the summary is JSON {"frames": N, "qp": {"IP/QPN":
-# {counts}}} keyed by destination address and BTH destination QP: oracle.py's
-# pcap_summary() says what each count is, and what CUTS (a JSON file
-# {"IP/QPN": seconds since the epoch}, when a QP of the capturing node was
-# destroyed) does to them.
-cong_pcap_summary() {
-	cong_oracle tsv "$1" "$1.tsv" || return 1
-	cong_oracle pcap-summary --tsv "$1.tsv" ${2:+--cuts "$2"}
-}
-
-# cong_cuts QPS_FILE IP: the CUTS of cong_pcap_summary for the destroyed QPs
+# cong_cuts QPS_FILE IP: the CUTS of cap_summary for the destroyed QPs
 # of a qp show -j snapshot of the node at IP.
 cong_cuts() {
 	jq --arg ip "$2" '[.[] | select(.destroy_time) |
@@ -311,7 +205,7 @@ cong_pcapv() {
 cong_probe_qp() {
 	local out
 
-	out=$("$CONG_PROGS/ft_qps" --no-connect -n 1 --iters 0 2>/dev/null) || return 1
+	out=$("$FT_PROGS/ft_qps" --no-connect -n 1 --iters 0 2>/dev/null) || return 1
 	jq -r '"\(.qps[0].qpn) \(.pid)"' <<<"$out"
 }
 
@@ -328,11 +222,12 @@ cong_mon_start() {
 	fi
 	CONG_MON_PID[$name]=$!
 	CONG_MON_WHERE[$name]=$where
+	bg_add "$!"
 	# the monitor listens once it sees the events of a probe QP; it may
 	# have joined the group only after the first probe, so try again
 	local i qpn pid
 	for i in 1 2 3 4 5; do
-		probe=$(_cong_on "$where" cong_probe_qp) || return 1
+		probe=$(on_node "$where" cong_probe_qp) || return 1
 		read -r qpn pid <<<"$probe"
 		if cong_mon_wait "$name" \
 		   "select(.kind == \"qp-destroy\" and .qpn == $qpn and .pid == $pid)" 1 $((i * 3)); then
@@ -347,7 +242,7 @@ cong_mon_start() {
 
 # cong_mon_count NAME JQ_SELECT: how many events the filter selects.
 cong_mon_count() {
-	jq -c "$2" "$CONG_OUT/$1.mon" 2>/dev/null | wc -l
+	{ jq -c "$2" "$CONG_OUT/$1.mon" 2>/dev/null || true; } | wc -l
 }
 
 # cong_mon_wait NAME JQ_SELECT [N] [SECS]: until N (1) events match.
@@ -365,9 +260,9 @@ cong_mon_stop() {
 	local pid=${CONG_MON_PID[$1]}
 
 	if [ "${CONG_MON_WHERE[$1]}" = self ]; then
-		kill -INT "$pid" 2>/dev/null
+		kill -INT "$pid" 2>/dev/null || true
 	else
-		kill -TERM "$pid" 2>/dev/null
+		kill -TERM "$pid" 2>/dev/null || true
 	fi
 	CONG_MON_RC=0
 	wait "$pid" || CONG_MON_RC=$?
@@ -380,7 +275,7 @@ cong_mon_stop() {
 
 # cong_json_lines FILE: every line is one JSON object.
 cong_json_lines() {
-	cong_oracle json-lines "$1"
+	oracle json-lines "$1"
 }
 
 # ---- counters --------------------------------------------------------------

@@ -1,22 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
-# Oracle helpers for the per-QP accounting tests: snapshots, captures, checks.
+# Oracle helpers for the per-QP accounting tests: snapshots, live samples, checks.
 # shellcheck shell=bash disable=SC2034 # variables for the tests that source it
 #
 # Source after lib.sh.  Each test compares what fabtrace counted with
-# something fabtrace does not control:
+# something fabtrace does not control (the comparisons are oracle.py's):
 #   rdma statistic   rxe's own sent_pkts / rcvd_pkts, per node
 #   the application  perftest's reported iterations x size, ft_qps's JSON
 #   the peer node    B's rx counters of A's peer QP, and the reverse
 #   the wire         tcpdump in node A, decoded by tshark's InfiniBand dissector
 #
-# Programs:  require_progs (sets FT_PROGS: ft_qps and friends)
 # Module:    or_fresh_module ARGS... (both nodes: rmmod, modprobe fabtrace ARGS)
 # Devices:   or_rxe1_up / or_rxe1_down (rxe1 on a dummy NIC, this node)
 # Snapshots: or_snap self|peer FILE (rxe0's QPs + device + stats + rxe's
 #            counters); or_snap_all FILE (every device, this node);
 #            or_quiesce [SECS [self]] (rxe counters stopped moving)
-# Capture:   or_cap_start PCAP; or_cap_stop (SIGINT, waits, tcpdump's stats
-#            in PCAP.err); or_tshark PCAP TSV (the fields the checks read)
 # Owners:    or_spawn LOG CMD... (background; LOG starts with "PID=<pid of
 #            CMD>"); peer "$OR_EXEC_PID CMD" runs CMD on the peer the same way
 # Live:      or_live_sample DIR, while the pattern's QPs exist: per node,
@@ -24,53 +21,28 @@
 # Retention: or_retain_batch DIR; or_batch_qpns DIR; or_poll_gone FILE QPNS
 #            SECS; or_retain_check DIR POLLS RETAIN SLACK (ft_qps batches
 #            destroyed, then read until gone)
-# Checks:    or_py SUBCOMMAND ... (selftests/oracle.py): spec-perftest,
-#            spec-ftqps, spec-rping build what a pattern must show; check
-#            compares snapshots, capture and spec (or_check DIR CAPTURE
-#            runs it over a pattern's files); overflow, retain,
+# Checks:    oracle SUBCOMMAND ... (lib.sh: selftests/oracle.py):
+#            spec-perftest, spec-ftqps, spec-rping build what a pattern must
+#            show; check compares snapshots, capture and spec (or_check DIR
+#            CAPTURE runs it over a pattern's files); overflow, retain,
 #            filters, schema, pidns, reset, resumed check the other tests.
 #            Each writes "KEY ok|fail" lines; or_ok RESULTS KEY reads one.
-# Peer:      peer_olib FUNC ARGS... runs a function of lib.sh or this file on B
+# The capture (lib.sh's cap_start; cap_tsv gives the checks their TSV), the
+# programs (require_progs), background jobs and the peer (peer_lib) are
+# lib.sh's.
 
-OR_LIB=$(readlink -f "${BASH_SOURCE[0]}")
-# The node sees the host's /: pyenv's shim would cost a shell and a fork
-# per call under TCG; the system python3 has the json module.
-OR_PY3=/usr/bin/python3
-[ -x "$OR_PY3" ] || OR_PY3=python3
+FT_LIBS+=("$(readlink -f "${BASH_SOURCE[0]}")")
 # Run a command so that its pid is the first line of its output ("PID=N"):
 # for `peer`, whose words run under sh -c on the other node.
 # shellcheck disable=SC2016 # expanded by the shell that runs it
 OR_EXEC_PID='echo "PID=$$"; exec'
 
-OR_BG_PIDS=()
-
-# peer_olib FUNC ARGS...: FUNC from lib.sh or lib-oracle.sh, run on the peer.
-peer_olib() {
-	local q
-
-	printf -v q '%q ' "$@"
-	"$FTPEER" "bash -c $(printf '%q' ". $(printf '%q' "$FT_LIB") && . $(printf '%q' "$OR_LIB") && $q")"
-}
-
-# require_progs: FT_PROGS = the directory of ft_qps (the build tree first).
-require_progs() {
-	local d
-
-	for d in "${FT_BUILD:-}/selftests/progs" "${FT_REPO:-$(dirname "$OR_LIB")/..}/selftests/progs"; do
-		if [ -x "$d/ft_qps" ]; then
-			FT_PROGS=$d
-			return 0
-		fi
-	done
-	skip_all "selftests/progs not built (make -C selftests/progs OUTPUT=\$BUILD/selftests/progs)"
-}
-
-# or_outdir NAME: a fresh artefact directory $FT_OUT/NAME (shared by both
-# nodes) and a local scratch directory OR_TMP for captures.
+# or_outdir NAME: a fresh artefact directory OR_OUT, $FT_OUT/NAME (shared
+# by both nodes: lib.sh's out_dir), and a local scratch directory OR_TMP for
+# captures.
 or_outdir() {
-	OR_OUT=${FT_OUT:-/tmp}/$1
-	rm -rf "$OR_OUT"
-	mkdir -p "$OR_OUT"
+	out_dir "$1"
+	OR_OUT=$OUT
 	OR_TMP=$(mktemp -d "/tmp/$1.XXXXXX")
 }
 
@@ -86,7 +58,7 @@ _or_reload_self() {
 # or_fresh_module ARGS...: fabtrace reloaded with ARGS on both nodes, so its
 # statistics (malformed, unknown, hook-missed, overflow) start from 0.
 or_fresh_module() {
-	_or_reload_self "$@" && peer_olib _or_reload_self "$@"
+	on_node both _or_reload_self "$@"
 }
 
 # ---- a second device ------------------------------------------------------
@@ -150,19 +122,20 @@ or_snap_all() {
 or_snap() {
 	case $1 in
 	self) _or_snap_self >"$2" ;;
-	peer) peer_olib _or_snap_self >"$2" ;;
+	peer) peer_lib _or_snap_self >"$2" ;;
 	*) echo "or_snap: self or peer, not '$1'" >&2; return 1 ;;
 	esac
 }
 
 # or_check DIR CAPTURE [ARGS...]: the checker over DIR's snapshots (a0, a1,
-# b0, b1), spec, decoded capture and live QP lists, with CAPTURE's tcpdump
-# errors; the verdicts go to DIR/results, which or_ok reads.
+# b0, b1), spec, decoded capture and live QP lists, with the messages of
+# CAPTURE's tcpdump ($OR_TMP/CAPTURE.pcap); the verdicts go to DIR/results,
+# which or_ok reads.
 or_check() {
 	local d=$1 cap=$2
 
 	shift 2
-	or_py check --a0 "$d/a0.json" --a1 "$d/a1.json" --b0 "$d/b0.json" --b1 "$d/b1.json" \
+	oracle check --a0 "$d/a0.json" --a1 "$d/a1.json" --b0 "$d/b0.json" --b1 "$d/b1.json" \
 		--spec "$d/spec.json" --tsv "$d/capture.tsv" --caperr "$OR_TMP/$cap.pcap.err" \
 		--self-ip "$FT_SELF_IP" --live-a "$d/live-a.txt" --live-b "$d/live-b.txt" \
 		--out "$d/results" "$@"
@@ -181,7 +154,7 @@ or_quiesce() {
 
 	while :; do
 		cur="A $(_or_counts)"
-		[ "${2:-}" = self ] || cur="$cur B $(peer_olib _or_counts)"
+		[ "${2:-}" = self ] || cur="$cur B $(peer_lib _or_counts)"
 		if [ "$cur" = "$prev" ]; then
 			log "quiesced: rxe sent/rcvd $cur"
 			return 0
@@ -198,9 +171,9 @@ or_quiesce() {
 # ---- processes -----------------------------------------------------------
 
 # or_spawn LOG CMD...: CMD in the background (under timeout OR_SPAWN_S,
-# default 300 s), stdout and stderr to LOG, whose first line is
-# "PID=<CMD's pid>".  OR_SPAWNED = the pid to wait for, OR_PID = CMD's own
-# (its QPs' owner).
+# default 300 s; the test's end stops it), stdout and stderr to LOG, whose
+# first line is "PID=<CMD's pid>".  OR_SPAWNED = the pid to wait for,
+# OR_PID = CMD's own (its QPs' owner).
 or_spawn() {
 	local out=$1
 
@@ -208,7 +181,7 @@ or_spawn() {
 	# shellcheck disable=SC2016 # $$ is the inner bash's pid, which CMD takes
 	timeout "${OR_SPAWN_S:-300}" bash -c 'echo "PID=$$"; exec "$@"' or_spawn "$@" >"$out" 2>&1 &
 	OR_SPAWNED=$!
-	OR_BG_PIDS+=("$OR_SPAWNED")
+	bg_add "$OR_SPAWNED"
 	OR_PID=
 	if wait_for 30 grep -q '^PID=' "$out"; then
 		OR_PID=$(or_pid_of "$out")
@@ -218,17 +191,6 @@ or_spawn() {
 # or_pid_of LOG: the PID= line of a log written by or_spawn or OR_EXEC_PID.
 or_pid_of() {
 	sed -n 's/^PID=\([0-9]\+\)$/\1/p' "$1" | head -n 1
-}
-
-# or_kill_bg: stop what or_spawn started, and tcpdump (EXIT traps).
-or_kill_bg() {
-	local p
-
-	for p in "${OR_BG_PIDS[@]}"; do
-		kill "$p" 2>/dev/null || true
-	done
-	OR_BG_PIDS=()
-	[ -z "${OR_CAP_PID:-}" ] || kill -INT "$OR_CAP_PID" 2>/dev/null || true
 }
 
 # ---- live samples --------------------------------------------------------
@@ -248,42 +210,7 @@ _or_sample() {
 # DIR/live-a.txt and DIR/live-b.txt, taken while the pattern's QPs exist.
 or_live_sample() {
 	_or_sample >"$1/live-a.txt" 2>&1
-	peer_olib _or_sample >"$1/live-b.txt" 2>&1
-}
-
-# ---- capture -------------------------------------------------------------
-
-# or_cap_start PCAP [SNAPLEN]: tcpdump on the data NIC (RoCEv2 only),
-# writing to a local file; returns once tcpdump says it is capturing.  The
-# headers are all the checks read (default snaplen 128: Ethernet, IPv4, UDP,
-# BTH, the largest extended header), but tshark decodes a MAD (the CM's QPNs)
-# only whole: give 0 for that.  A 64 MiB buffer keeps the emulated node from
-# dropping packets in a burst.
-or_cap_start() {
-	OR_CAP=$1
-	tcpdump -i "${FT_NETDEV:?}" -n -s "${2:-128}" -B 65536 -w "$OR_CAP" udp port 4791 \
-		2>"$OR_CAP.err" &
-	OR_CAP_PID=$!
-	wait_for 30 grep -q "listening on" "$OR_CAP.err"
-}
-
-# or_cap_stop: SIGINT, so tcpdump flushes and prints its statistics.
-or_cap_stop() {
-	local rc=0
-
-	cap_settle "$OR_CAP"
-	kill -INT "$OR_CAP_PID" 2>/dev/null || rc=$?
-	wait "$OR_CAP_PID" || rc=$?
-	OR_CAP_PID=
-	sed 's/^/# tcpdump: /' "$OR_CAP.err"
-	return "$rc"
-}
-
-# or_tshark PCAP TSV: one line per frame, the fields the checks read (every
-# frame, so one the dissector did not take for InfiniBand shows up empty;
-# oracle.py's TSV_FIELDS), tshark's messages in TSV.err.
-or_tshark() {
-	or_py tsv "$1" "$2"
+	peer_lib _or_sample >"$1/live-b.txt" 2>&1
 }
 
 # ---- retention -------------------------------------------------------------
@@ -333,7 +260,7 @@ or_retain_check() {
 	local tb ta
 
 	read -r tb ta <"$1/times"
-	or_py retain --s0 "$1/s0.json" --s1 "$1/s1.json" --s2 "$1/s2.json" --json "$1/qps.json" \
+	oracle retain --s0 "$1/s0.json" --s1 "$1/s1.json" --s2 "$1/s2.json" --json "$1/qps.json" \
 		--polls "$2" --tb "$tb" --ta "$ta" --retain "$3" --slack "$4" --others "${5:-0}" \
 		--snap-retain "${6:-0}" --out "$1/results"
 }
@@ -347,10 +274,5 @@ or_ok() {
 
 # or_jq FILE EXPR: print a Python expression over the JSON document d.
 or_jq() {
-	"$OR_PY3" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
-}
-
-# or_py SUBCOMMAND ARGS...: the Python half, selftests/oracle.py.
-or_py() {
-	"$OR_PY3" "${OR_LIB%/*}/oracle.py" "$@"
+	"$FT_PY3" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }

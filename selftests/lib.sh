@@ -41,8 +41,12 @@
 #   peer CMD ... &          runs in the background; `kill $!` (or the test
 #                           ending) stops the remote command too: remote
 #                           commands never outlive the local `peer` process
-#   peer_lib FUNC ARGS...   run a function of this library on the peer
+#   peer_lib FUNC ARGS...   run a function of the libraries the test
+#                           sourced (this one, lib-oracle.sh, lib-cong.sh)
+#                           on the peer
 #   peer_fn FUNC ARGS...    run a function of the test itself on the peer
+#   on_node WHERE FUNC ARGS...   FUNC of the libraries here (self), on the
+#                           peer, or here and then there (both)
 #   on_both CMD ...         CMD here, then on the peer; fails if either fails
 #
 # KTAP:   ktap_plan N; ktap_result DESC CMD...; ktap_assert DESC CMD...
@@ -54,12 +58,36 @@
 #         py EXPR FILE... (a Python expression over JSON files a, b, ...);
 #         ft_stat NAME (one of fabtrace's statistics); now (seconds.ns)
 # rxe:    rxe_up / rxe_down [self|peer|both]; rxe_stat COUNTER
+# The end of a test: every test runs under `set -euo pipefail` (a command
+# that fails and is not tested ends it, and the log says which); however
+# it ends, this library then stops its background jobs and runs its
+# cleanups, and the test's exit status stands.
+#         bg_add PID... (background jobs, `peer ... &` ones too, stopped at
+#         the end); at_exit CMD... (run at the end, the last added first,
+#         after the jobs are stopped; a failure is logged and the rest run)
+# Traffic: require_progs [PROG...] (skip unless selftests/progs is built:
+#         FT_PROGS, set already on both nodes); out_dir NAME (OUT: a fresh
+#         $FT_OUT/NAME, for both nodes' artefacts)
+# Captures (tcpdump on this node's data NIC, its messages in PCAP.err):
+#         cap_start PCAP [OPTION...] [-- FILTER...] (tcpdump's OPTIONs;
+#         RoCEv2 unless FILTER); cap_stop PCAP; cap_dropped PCAP (tcpdump's
+#         count); cap_tsv PCAP TSV (every frame, decoded by tshark: oracle.py
+#         reads it); cap_summary PCAP [CUTS] (per destination QP, as JSON)
+# Oracles: oracle SUBCOMMAND ARGS... (selftests/oracle.py: the checks of
+#         the traffic tests, in Python; FT_PY3 runs it)
 
 # shellcheck disable=SC2034 # the kselftest set, for tests to use
 KSFT_PASS=0 KSFT_FAIL=1 KSFT_XFAIL=2 KSFT_XPASS=3 KSFT_SKIP=4
 
 FT_LIB=$(readlink -f "${BASH_SOURCE[0]}")
+# The libraries a test sourced, which peer_lib sources on the peer: each
+# adds itself.
+FT_LIBS=("$FT_LIB")
 FTPEER=${FTPEER:-ftpeer}
+# The node sees the host's /: pyenv's shim would cost a shell and a fork
+# per call under TCG; the system python3 has what the oracles need.
+FT_PY3=/usr/bin/python3
+[ -x "$FT_PY3" ] || FT_PY3=python3
 # (outside the harness: defaults for FT_BUILD and the network, and the peer
 # over ssh; see "Outside the QEMU harness" below)
 
@@ -238,6 +266,163 @@ cap_settle() {
 	done
 }
 
+# cap_start PCAP [OPTION...] [-- FILTER...]: tcpdump on this node's data
+# NIC, writing PCAP (its messages to PCAP.err); returns once it listens, 1
+# if it does not within 30 s.  The OPTIONs are tcpdump's (-s, -B, -p, -U):
+# what each test's capture needs (a test of PFC frames must not make the
+# NIC promiscuous, one of full MADs wants whole frames).  FILTER defaults to
+# RoCEv2 (udp port 4791).  The test's end stops a capture still running.
+declare -A FT_CAP_PID=()
+cap_start() {
+	local pcap=$1 opts=() filter=(udp port 4791)
+
+	shift
+	while [ $# -gt 0 ]; do
+		if [ "$1" = -- ]; then
+			shift
+			filter=("$@")
+			break
+		fi
+		opts+=("$1")
+		shift
+	done
+	rm -f "$pcap" "$pcap.err"
+	tcpdump -i "${FT_NETDEV:?}" -n "${opts[@]}" -w "$pcap" "${filter[@]}" 2>"$pcap.err" &
+	FT_CAP_PID[$pcap]=$!
+	wait_for 30 grep -q "listening on" "$pcap.err" || {
+		log "tcpdump did not start: $(cat "$pcap.err" 2>/dev/null)"
+		return 1
+	}
+}
+
+# cap_stop PCAP: once tcpdump has written what it was handed (cap_settle),
+# SIGINT; its statistics go to the log.  1 if it did not end well.
+cap_stop() {
+	local pcap=$1 pid=${FT_CAP_PID[$1]:-} rc=0
+
+	[ -n "$pid" ] || { log "cap_stop: $pcap is not being captured"; return 1; }
+	cap_settle "$pcap"
+	kill -INT "$pid" 2>/dev/null || rc=$?
+	wait "$pid" || rc=$?
+	unset "FT_CAP_PID[$pcap]"
+	sed "s|^|# tcpdump ${pcap##*/}: |" "$pcap.err"
+	return "$rc"
+}
+
+# cap_dropped PCAP: packets the kernel dropped from the capture, by
+# tcpdump's own count.  Packets the filter took in after tcpdump's last
+# read are counted as received but never written; they are only logged:
+# one of the test's own would fail the comparisons with tshark's counts,
+# which is where a missing frame shows.
+cap_dropped() {
+	awk '/packets? captured/ { c = $1 } /received by filter/ { r = $1 }
+	     /dropped by kernel/ { d = $1 }
+	     END {
+		if (c == "" || r == "" || d == "") { print "unknown"; exit }
+		if (r != c) printf "%s: %d packet(s) after the last write\n", FILENAME, r - c > "/dev/stderr"
+		print d
+	     }' "$1.err"
+}
+
+# oracle SUBCOMMAND ARGS...: selftests/oracle.py, the traffic tests' checks.
+oracle() {
+	"$FT_PY3" "${FT_LIB%/*}/oracle.py" "$@"
+}
+
+# cap_tsv PCAP TSV: one line per frame of the capture, the fields tshark
+# decodes that the oracles read (oracle.py's TSV_FIELDS); tshark's
+# messages go to TSV.err.
+cap_tsv() {
+	oracle tsv "$1" "$2"
+}
+
+# cap_summary PCAP [CUTS]: JSON {"frames": N, "qp": {"IP/QPN": {counts}}},
+# per destination address and BTH destination QP, of what tshark decodes
+# (the TSV is kept as PCAP.tsv).  CUTS is a JSON file {"IP/QPN": seconds
+# since the epoch} of the QPs of this node destroyed meanwhile: oracle.py's
+# pcap_summary() says what the counts are and what a cut does to them.
+cap_summary() {
+	cap_tsv "$1" "$1.tsv" || return 1
+	oracle pcap-summary --tsv "$1.tsv" ${2:+--cuts "$2"}
+}
+
+# ---- the end of a test -------------------------------------------------
+
+FT_BG=()
+FT_AT_EXIT=()
+
+# bg_add PID...: background jobs of this shell (a traffic program, a
+# `peer ... &` client, a monitor) to stop when the test ends.
+bg_add() {
+	FT_BG+=("$@")
+}
+
+# at_exit CMD [ARGS...]: run CMD when the test ends, however it ends; the
+# last added runs first.
+at_exit() {
+	local q
+
+	printf -v q '%q ' "$@"
+	FT_AT_EXIT+=("$q")
+}
+
+# _ft_child PID: PID is a process this shell started and has not yet
+# waited for (so never one that took a reused pid).
+_ft_child() {
+	local s=''
+
+	read -r s <"/proc/$1/stat" 2>/dev/null || return 1
+	s=${s##*) }
+	# shellcheck disable=SC2086 # the fields of /proc/PID/stat
+	set -- $s
+	[ "${2:-}" = "$$" ]
+}
+
+# bg_stop: every capture still running (SIGINT, so tcpdump completes its
+# file) and every background job (SIGTERM), each waited for.
+bg_stop() {
+	local p
+
+	for p in "${FT_CAP_PID[@]}"; do
+		if _ft_child "$p"; then
+			kill -INT "$p" 2>/dev/null && wait "$p" 2>/dev/null || true
+		fi
+	done
+	FT_CAP_PID=()
+	for p in "${FT_BG[@]}"; do
+		if _ft_child "$p"; then
+			kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true
+		fi
+	done
+	FT_BG=()
+}
+
+# The EXIT trap: the jobs stopped, then the cleanups, in the test's own
+# shell only.  The exit status stays the test's (an EXIT trap that does not
+# exit leaves it).
+_ft_exit() {
+	local i
+
+	# a subshell killed before it could drop the trap (a job just forked)
+	[ "$BASHPID" = "$$" ] || return 0
+	bg_stop || true
+	for ((i = ${#FT_AT_EXIT[@]} - 1; i >= 0; i--)); do
+		eval "${FT_AT_EXIT[i]}" || log "at exit: '${FT_AT_EXIT[i]% }' failed"
+	done
+}
+
+# The ERR trap of a test (set -e): it ends now; say where, as a bail-out,
+# and never with status 4, which would read as a skip.
+_ft_errexit() {
+	echo "Bail out! line $2: '$3' failed (exit status $1)"
+	[ "$1" -ne "$KSFT_SKIP" ] || exit "$KSFT_FAIL"
+}
+
+trap _ft_exit EXIT
+if [[ $- == *e* ]]; then
+	trap '_ft_errexit $? $LINENO "$BASH_COMMAND"' ERR
+fi
+
 # ---- the peer node ----------------------------------------------------
 
 peer() {
@@ -366,20 +551,61 @@ if [ -z "${FT_ROLE:-}" ]; then
 	[ -z "${FT_SELF_IP:-}" ] || export FT_SELF_IP FT_CTL_IP
 fi
 
+# FT_PROGS: where the traffic programs (selftests/progs) were built, the
+# build tree first; empty when they were not.  Both nodes work it out.
+FT_PROGS=
+for _d in "${FT_BUILD:-}/selftests/progs" "${FT_REPO:-${FT_LIB%/*}/..}/selftests/progs"; do
+	if [ -z "$FT_PROGS" ] && [ -x "$_d/ft_qps" ]; then
+		FT_PROGS=$_d
+	fi
+done
+unset _d
+
+# require_progs [PROG...]: skip unless FT_PROGS has PROG (default ft_qps).
+require_progs() {
+	local p
+
+	[ -n "$FT_PROGS" ] ||
+		skip_all "selftests/progs not built (make -C selftests all)"
+	for p in "${@:-ft_qps}"; do
+		[ -x "$FT_PROGS/$p" ] || skip_all "no $p in $FT_PROGS (make -C selftests all)"
+	done
+}
+
+# out_dir NAME: OUT, a fresh $FT_OUT/NAME for the test's artefacts (both
+# nodes write there).
+out_dir() {
+	OUT=${FT_OUT:-/tmp}/$1
+	rm -rf "$OUT"
+	mkdir -p "$OUT"
+}
+
 # perftest_listening: the perftest server on the peer listens for its
 # client's out-of-band TCP connection (port 18515).
 perftest_listening() { peer 'ss -Hltn "sport = :18515" | grep -q .'; }
 
-# peer_lib FUNC ARGS...: FUNC from this library, run by bash on the peer.
+# _ft_source_libs: the command that sources the libraries this test did.
+_ft_source_libs() {
+	local l q=''
+
+	for l in "${FT_LIBS[@]}"; do
+		q+=". $(printf '%q' "$l") && "
+	done
+	echo "${q% && }"
+}
+
+# peer_lib FUNC ARGS...: FUNC from the libraries the test sourced (FT_LIBS),
+# run by bash on the peer.
 peer_lib() {
 	local q
 
 	printf -v q '%q ' "$@"
-	"$FTPEER" "bash -c $(printf '%q' ". $(printf '%q' "$FT_LIB") && $q")"
+	"$FTPEER" "bash -c $(printf '%q' "$(_ft_source_libs) && $q")"
 }
 
 # peer_fn FUNC [ARGS...]: a function of the calling test, run on the peer
-# (with this library); it sees only its arguments and the harness's FT_*.
+# (with the test's libraries); it sees only its arguments and the harness's
+# FT_*.
 peer_fn() {
 	local f=$1 q s
 
@@ -387,8 +613,22 @@ peer_fn() {
 	printf -v q '%q ' "$@"
 	# the function's text has newlines, which the peer's sh -c cannot take
 	# quoted as bash quotes them: it travels as base64, bash reads it
-	s=$(printf '%s\n' ". $(printf '%q' "$FT_LIB")" "$(declare -f "$f")" "$f $q" | base64 -w0)
+	s=$(printf '%s\n' "$(_ft_source_libs)" "$(declare -f "$f")" "$f $q" | base64 -w0)
 	"$FTPEER" "echo $s | base64 -d | bash"
+}
+
+# on_node WHERE FUNC [ARGS...]: FUNC of the test's libraries here (self),
+# on the peer (peer_lib), or here and then on the peer (both).
+on_node() {
+	local where=$1
+
+	shift
+	case $where in
+	self) "$@" ;;
+	peer) peer_lib "$@" ;;
+	both) "$@" && peer_lib "$@" ;;
+	*) echo "expected self, peer or both, got '$where'" >&2; return 1 ;;
+	esac
 }
 
 on_both() {
@@ -473,25 +713,15 @@ _rxe_down_self() {
 	wait_for 30 _rxe_gone
 }
 
-# _on_nodes WHERE FUNC: WHERE is self, peer or both (default both).
-_on_nodes() {
-	case ${1:-both} in
-	self) "$2" ;;
-	peer) peer_lib "$2" ;;
-	both) "$2" && peer_lib "$2" ;;
-	*) echo "expected self, peer or both, got '$1'" >&2; return 1 ;;
-	esac
-}
-
 # rxe_up [self|peer|both]: rxe0 on the data NIC, port ACTIVE, GID 1 = IPv4.
 # Loads rdma_rxe, ib_uverbs, rdma_ucm as needed.  Idempotent.
 rxe_up() {
-	_on_nodes "${1:-both}" _rxe_up_self
+	on_node "${1:-both}" _rxe_up_self
 }
 
 # rxe_down [self|peer|both]: delete rxe0 (modules stay loaded).  Idempotent.
 rxe_down() {
-	_on_nodes "${1:-both}" _rxe_down_self
+	on_node "${1:-both}" _rxe_down_self
 }
 
 # rxe_stat COUNTER: one counter of rxe0 port 1 (`rdma statistic`), e.g.

@@ -23,7 +23,7 @@ cleanup() {
 	[ -e /sys/module/fabtrace ] || modprobe fabtrace 2>/dev/null || true
 	rm -rf "$T"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 # rdma's and fabtrace's (port, QP number) of ftib0's live QPs
 rdma_qps() { rdma -j resource show qp link ftib0 >"$1"; }

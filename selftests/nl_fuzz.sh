@@ -70,21 +70,16 @@ BW="nice -n 19 stdbuf -oL ib_write_bw"
 BW_ARGS="-d rxe0 -x 1 -F -c RC -q 2 -s 8192 -u 20 -D $TRAFFIC_S --wait_destroy=20"
 REPORT='^ *Waiting [0-9]+ seconds before releasing resources'
 
-srv=
-idle=
 cleanup() {
-	[ -z "$srv" ] || kill "$srv" 2>/dev/null || true
-	[ -z "$idle" ] || kill "$idle" 2>/dev/null || true
-	or_kill_bg
 	# root's valid policy-sets changed the policy: the defaults again
 	fabtrace policy set dev rxe0 trust pcp dscp-map default pfc none ecn none \
 		cnp on cnp-interval 50 cnp-dscp 48 pfc-watchdog off 2>/dev/null || true
 }
-trap cleanup EXIT
+at_exit cleanup
 
 # jtest FILE EXPR: EXPR (Python, over the JSON document d) is true.
 jtest() {
-	"$OR_PY3" -c 'import json, sys
+	"$FT_PY3" -c 'import json, sys
 d = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
 sys.exit(not eval(sys.argv[2]))' "$1" "$2"
 }
@@ -96,7 +91,7 @@ qp_counts() {
 
 # no_backwards F0 F1: no entry of F0 has fewer packets in F1.
 no_backwards() {
-	"$OR_PY3" -c 'import json, sys
+	"$FT_PY3" -c 'import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:])
 k = lambda q: (q["dev"], q["qpn"], q["create_time"] // 10**6)
 after = {k(q): q for q in b}
@@ -120,6 +115,7 @@ json_done() { grep -q '^{.*}$' "$1"; }
 "$FT_PROGS/ft_qps" --no-connect -n 100 --iters 0 --hold --timeout-s $((TRAFFIC_S + 140)) \
 	>"$d/idle.json" 2>"$d/idle.err" &
 idle=$!
+bg_add "$idle"
 ktap_assert "100 idle QPs held on A (QP dumps span many parts)" wait_for 60 json_done "$d/idle.json"
 
 or_quiesce || true
@@ -129,6 +125,7 @@ or_snap peer "$d/b0.json" || fail_all "snapshot of B failed"
 # shellcheck disable=SC2086 # BW_ARGS is a list of words
 peer -t $((TRAFFIC_S + 120)) "$OR_EXEC_PID $BW $BW_ARGS" >"$d/server.log" 2>&1 &
 srv=$!
+bg_add "$srv"
 wait_for 60 perftest_listening || log "server not listening after 60 s"
 # shellcheck disable=SC2086
 OR_SPAWN_S=$((TRAFFIC_S + 220)) or_spawn "$d/client.log" $BW $BW_ARGS "$FT_PEER_IP"
@@ -201,16 +198,14 @@ or_snap peer "$d/b1.json" || fail_all "snapshot of B failed"
 crc=0 src=0
 wait "$cli" || crc=$?
 wait "$srv" || src=$?
-srv=
 kill "$idle" 2>/dev/null || true
 wait "$idle" 2>/dev/null || true
-idle=
 
 ktap_result "fabtrace still loaded and answering" \
 	eval '[ -e /sys/module/fabtrace ] && fabtrace -j stats >/dev/null && fabtrace -j dev show rxe0 >/dev/null'
 ktap_result "ib_write_bw client (exit $crc) and server (exit $src)" test "$crc" = 0 -a "$src" = 0
 res=$d/results
-or_py check --a0 "$d/a0.json" --a1 "$d/a1.json" --b0 "$d/b0.json" --b1 "$d/b1.json" \
+oracle check --a0 "$d/a0.json" --a1 "$d/a1.json" --b0 "$d/b0.json" --b1 "$d/b1.json" \
 	--out "$res" || log "the checker failed"
 ktap_result "A: QP sum and device == rxe sent_pkts/rcvd_pkts deltas over the run" or_ok "$res" rdma_a
 ktap_result "B: QP sum and device == rxe sent_pkts/rcvd_pkts deltas over the run" or_ok "$res" rdma_b

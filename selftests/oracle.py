@@ -5,8 +5,8 @@ against what it does not control (rxe's own counters, the applications'
 reports, the peer node, the wire as tshark decodes it), and the checks of
 the retention, filter, schema, PID namespace and reset tests.
 
-lib-oracle.sh (or_py) and lib-cong.sh run it; test_oracle.py tests it on
-recorded data (make check).  Every check
+lib.sh's oracle runs it (and cap_tsv, cap_summary); test_oracle.py tests
+it on recorded data (make check).  Every check
 subcommand prints "# [KEY] ok|FAIL: what it compared" with the differences
 under it, and writes "KEY ok|fail" lines to --out for or_ok to read.
 

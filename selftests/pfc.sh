@@ -23,7 +23,7 @@
 # storm-end 2 s after the last pause ended, with durations matching a
 # capture of the storm on A.  The QP at DSCP 0 is misconfigured (priority 0 has no
 # PFC: flag, filter, one event) until dscp-map 0:3 moves it to priority 3.
-set -uo pipefail
+set -euo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/lib.sh"
 . "$HERE/lib-cong.sh"
@@ -35,19 +35,19 @@ PFC_ADDR=01:80:c2:00:00:01
 
 require_cmd ethtool
 # the speed is read when fabtrace attaches to the port: set it first
-rmmod fabtrace 2>/dev/null
+rmmod fabtrace 2>/dev/null || true
 ethtool -s "$FT_NETDEV" speed 1000 duplex full ||
 	skip_all "ethtool cannot set the speed of $FT_NETDEV"
 cong_init pfc
 O=$CONG_OUT
 ktap_plan 42
-[ -x "$CONG_PROGS/ft_pfc" ] || fail_all "no ft_pfc in $CONG_PROGS"
+[ -x "$FT_PROGS/ft_pfc" ] || fail_all "no ft_pfc in $FT_PROGS"
 
 policy_reset() {
 	"$CONG_CLI" policy set dev rxe0 trust pcp dscp-map default pfc none pfc-watchdog off ||
 		true
 }
-trap 'policy_reset; cong_cleanup' EXIT
+at_exit policy_reset
 
 # jt EXPR FILE: the jq expression holds for the JSON file
 jt() { jq -e "$1" "$2" >/dev/null; }
@@ -58,7 +58,7 @@ inject() {
 	local name=$1
 
 	shift
-	peer "$CONG_PROGS/ft_pfc --ifname \$FT_NETDEV $*" >"$O/$name.json" 2>"$O/$name.err"
+	peer "$FT_PROGS/ft_pfc --ifname \$FT_NETDEV $*" >"$O/$name.json" 2>"$O/$name.err" || true
 	log "ft_pfc $name: $(jq -c . "$O/$name.json" 2>/dev/null) $(tr '\n' ' ' <"$O/$name.err")"
 }
 
@@ -77,10 +77,10 @@ common="-n 1 --iters 20 --size 4096 --op write --timeout-s 120"
 hold() {
 	local name=$1 tc=$2 port=$3 rc=0
 
-	"$CONG_PROGS/ft_qps" --server --hold -p "$port" --tclass "$tc" $common \
+	"$FT_PROGS/ft_qps" --server --hold -p "$port" --tclass "$tc" $common \
 		>"$O/${name}_srv.json" 2>"$O/${name}_srv.err" &
-	cong_bg_add $!
-	peer "$CONG_PROGS/ft_qps --peer $FT_CTL_IP -p $port --tclass $tc $common" \
+	bg_add $!
+	peer "$FT_PROGS/ft_qps --peer $FT_CTL_IP -p $port --tclass $tc $common" \
 		>"$O/${name}_cli.json" 2>"$O/${name}_cli.err" || rc=1
 	_held() { jq -e .qps "$O/${name}_srv.json" >/dev/null 2>&1; }
 	wait_for 30 _held || rc=1
@@ -95,17 +95,17 @@ q0=$(jq '.qps[0].qpn' "$O/p0_srv.json")
 pid3=$(jq .pid "$O/p3_srv.json")
 pid0=$(jq .pid "$O/p0_srv.json")
 
-ktap_assert "A: capture of MAC Control frames started" cong_cap_start pfc self "ether proto 0x8808"
+ktap_assert "A: capture of MAC Control frames started" cap_start "$O/pfc.pcap" "${CONG_CAP[@]}" -- ether proto 0x8808
 inject s --prio 3 --quanta $QUANTA --count 10 --interval-us 150000
 inject u --prio 5 --quanta 100 --count 4 --interval-us 20000
 inject x --prio 3 --quanta 0 --count 3 --interval-us 20000
 inject g --global --quanta 0 --count 2 --interval-us 20000
 inject mo --malformed opcode --count 3
 inject mv --malformed vector --count 3
-sent=$(jq -s 'map(.sent) | add' "$O"/{s,u,x,g,mo,mv}.json)
+sent=$(jq -s 'map(.sent) | add' "$O"/{s,u,x,g,mo,mv}.json) || sent="(no JSON from ft_pfc)"
 cong_eq "ft_pfc sent every frame" "$sent" 25
 sleep 0.5
-cong_cap_stop pfc
+cap_stop "$O/pfc.pcap" || log "tcpdump did not end well"
 pfc_json "$O/pfc1.json"
 cong_qps self "$O/qps1.json"
 
@@ -204,27 +204,27 @@ ktap_result "misconfigured events: 1 for QP $q0, 0 for QP $q3 ($ev0, $ev3)" test
 # the storm
 ktap_assert "policy set pfc-watchdog detect 200 restore 2000" \
 	"$CONG_CLI" policy set dev rxe0 pfc-watchdog detect 200 restore 2000
-ktap_assert "A: capture of the storm's frames started" cong_cap_start storm self "ether proto 0x8808"
-peer "$CONG_PROGS/ft_pfc --ifname \$FT_NETDEV --prio 3 --quanta $QUANTA --count 120 --interval-us 5000" \
+ktap_assert "A: capture of the storm's frames started" cap_start "$O/storm.pcap" "${CONG_CAP[@]}" -- ether proto 0x8808
+peer "$FT_PROGS/ft_pfc --ifname \$FT_NETDEV --prio 3 --quanta $QUANTA --count 120 --interval-us 5000" \
 	>"$O/storm.json" 2>"$O/storm.err" &
 inj=$!
-cong_bg_add $inj
-cong_mon_wait mon 'select(.kind == "storm-start")' 1 10
+bg_add $inj
+cong_mon_wait mon 'select(.kind == "storm-start")' 1 10 || log "no storm-start event"
 pfc_json "$O/pfc2.json"
-wait "$inj"
+wait "$inj" || log "ft_pfc storm: exit $?"
 log "ft_pfc storm: $(jq -c . "$O/storm.json" 2>/dev/null)"
-cong_mon_wait mon 'select(.kind == "storm-end")' 1 15
+cong_mon_wait mon 'select(.kind == "storm-end")' 1 15 || log "no storm-end event"
 pfc_json "$O/pfc3.json"
 cong_mon_stop mon
-cong_cap_stop storm
+cap_stop "$O/storm.pcap" || log "tcpdump did not end well"
 jq -c 'select(.kind == "storm-start" or .kind == "storm-end")' "$O/mon.mon" | sed 's/^/# event: /'
 ktap_result "pfc show during the storm: priority 3 in state storm" \
 	test "$(pv "$O/pfc2.json" 3 state)" = storm
 cong_eq "one storm-start, for priority 3, port 1, 1 QP" \
 	"$(cong_mon_count mon 'select(.kind == "storm-start" and .prio == 3 and .port == 1 and .qps == 1 and .dev == "rxe0")')" 1
 cong_eq "one storm-end" "$(cong_mon_count mon 'select(.kind == "storm-end" and .prio == 3)')" 1
-start=$(jq -c 'select(.kind == "storm-start")' "$O/mon.mon" | head -1)
-end=$(jq -c 'select(.kind == "storm-end")' "$O/mon.mon" | head -1)
+start=$(jq -c -s 'map(select(.kind == "storm-start"))[0] // empty' "$O/mon.mon")
+end=$(jq -c -s 'map(select(.kind == "storm-end"))[0] // empty' "$O/mon.mon")
 sd=$(jq .duration <<<"$start")
 ed=$(jq .duration <<<"$end")
 # A's own view of the storm: the capture's arrival times (A's clock, as
@@ -235,7 +235,7 @@ import json, sys
 t = [int(round(float(l) * 1e9)) for l in sys.stdin if l.strip()]
 g = [b - a for a, b in zip(t, t[1:])]
 print(json.dumps({"n": len(t), "first": t[0], "last": t[-1], "max_gap": max(g) if g else 0}))' \
-	>"$O/storm-wire.json"
+	>"$O/storm-wire.json" || log "no XOFF of the storm in the capture"
 log "storm: start after $sd ns of pause, lasted $ed ns; on the wire: $(cat "$O/storm-wire.json")"
 w() { jq ".$1" "$O/storm-wire.json"; }
 ktap_result "storm-start after 200-250 ms of pause ($sd ns)" \

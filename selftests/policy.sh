@@ -19,7 +19,7 @@ cleanup() {
 	kill "${MON:-}" 2>/dev/null || true
 	rm -rf "$T"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 # show FILE: this node's policy of rxe0, as JSON
 show() { fabtrace -j policy show dev rxe0 >"$1"; }

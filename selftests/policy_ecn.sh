@@ -17,7 +17,7 @@
 # them); A's rxe accepted every packet (rcvd_pkts grew by the RoCE packets
 # the capture saw arrive: a wrong ICRC would have been dropped), and A's
 # fabtrace rx-ect per QP agrees.
-set -uo pipefail
+set -euo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/lib.sh"
 . "$HERE/lib-cong.sh"
@@ -34,7 +34,7 @@ ktap_plan 11
 policy_reset() {
 	peer "fabtrace policy set dev rxe0 trust pcp dscp-map default ecn none" || true
 }
-trap 'policy_reset; cong_cleanup' EXIT
+at_exit policy_reset
 
 ktap_assert "B: policy set trust dscp, DSCP 10 -> priority 3, ECN on 3" \
 	peer "fabtrace policy set dev rxe0 trust dscp dscp-map 10:3 ecn 3"
@@ -45,11 +45,11 @@ flow() {
 	local name=$1 tc=$2 port=$3 common="--iters $ITERS --size $SIZE --op write --timeout-s 120"
 	local srv rc=0
 
-	"$CONG_PROGS/ft_qps" --server -p "$port" -n 1 --tclass 0 $common \
+	"$FT_PROGS/ft_qps" --server -p "$port" -n 1 --tclass 0 $common \
 		>"$O/${name}_srv.json" 2>"$O/${name}_srv.err" &
 	srv=$!
-	cong_bg_add $srv
-	peer "$CONG_PROGS/ft_qps --peer $FT_CTL_IP -p $port -n 1 --tclass $tc $common" \
+	bg_add $srv
+	peer "$FT_PROGS/ft_qps --peer $FT_CTL_IP -p $port -n 1 --tclass $tc $common" \
 		>"$O/${name}_cli.json" 2>"$O/${name}_cli.err" || rc=1
 	wait "$srv" || rc=1
 	log "$name: $(jq -c '{role, tclass, total_ops, error}' "$O/${name}_cli.json" 2>/dev/null)"
@@ -57,7 +57,7 @@ flow() {
 }
 
 cong_rxe self "$O/rxe0.json"
-ktap_assert "A: capture started" cong_cap_start a self
+ktap_assert "A: capture started" cap_start "$O/a.pcap" "${CONG_CAP[@]}"
 ok=1
 flow e $((26 << 2)) $PORT || ok=0
 flow m $((10 << 2)) $((PORT + 1)) || ok=0
@@ -66,7 +66,7 @@ ktap_result "flows E (DSCP 26), M (DSCP 10), N (DSCP 0) ran" test "$ok" = 1
 run peer "fabtrace policy set dev rxe0 ecn none"
 flow off $((26 << 2)) $((PORT + 3)) || ok=0
 ktap_result "flow E again, ECN off" test "$ok" = 1
-cong_cap_stop a
+cap_stop "$O/a.pcap" || log "tcpdump did not end well"
 cong_rxe self "$O/rxe1.json"
 cong_qps self "$O/qps_a.json"
 cong_qps peer "$O/qps_b.json"
@@ -131,7 +131,7 @@ wire=$(jq "[to_entries[] | select(.key | startswith(\"$FT_SELF_IP/\")) | .value.
 	"$O/pcap.json")
 rcvd=$(($(cong_rxev "$O/rxe1.json" rcvd_pkts) - $(cong_rxev "$O/rxe0.json" rcvd_pkts)))
 cong_eq "A's rxe received every packet the capture saw arrive (rcvd_pkts delta)" "$rcvd" "$wire"
-ktap_result "tcpdump dropped nothing" test "$(cong_cap_dropped a)" = 0
+ktap_result "tcpdump dropped nothing" test "$(cap_dropped "$O/a.pcap")" = 0
 
 # the IPv4 header checksums: tshark validates them (the marked ones too)
 bad=$(tshark -n -r "$O/a.pcap" -o ip.check_checksum:TRUE -Y "infiniband && ip.checksum.status != 1" \

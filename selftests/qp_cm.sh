@@ -29,13 +29,10 @@ require_peer
 require_module fabtrace
 require_cmd fabtrace rdma tcpdump tshark tc rping stdbuf
 
-srv=
 cleanup() {
-	[ -z "$srv" ] || kill "$srv" 2>/dev/null || true
 	tc qdisc del dev "$FT_NETDEV" root 2>/dev/null || true
-	or_kill_bg
 }
-trap cleanup EXIT
+at_exit cleanup
 
 ktap_plan 11
 ktap_assert "fabtrace reloaded on both nodes (retain_ms=600000)" \
@@ -48,13 +45,14 @@ t0=$SECONDS
 or_quiesce || true
 or_snap self "$d/a0.json" || fail_all "snapshot of A failed"
 or_snap peer "$d/b0.json" || fail_all "snapshot of B failed"
-or_cap_start "$OR_TMP/rping.pcap" 0 || fail_all "tcpdump did not start"
+cap_start "$OR_TMP/rping.pcap" -s 0 -B 65536 || fail_all "tcpdump did not start"
 tc qdisc add dev "$FT_NETDEV" root netem delay 100ms
 
 # shellcheck disable=SC2016 # FT_SELF_IP is B's, expanded on B
 peer -t 90 "$OR_EXEC_PID stdbuf -oL rping -s -v -C 5 -a "'$FT_SELF_IP' \
 	>"$d/server.log" 2>&1 &
 srv=$!
+bg_add "$srv"
 listening() { peer 'rdma resource show cm_id | grep -q LISTEN'; }
 wait_for 30 listening || log "rping server not listening after 30 s"
 or_spawn "$d/client.log" stdbuf -oL rping -c -a "$FT_PEER_IP" -C 5 -v
@@ -70,19 +68,18 @@ fi
 crc=0 src=0
 wait "$OR_SPAWNED" || crc=$?
 wait "$srv" || src=$?
-srv=
 tc qdisc del dev "$FT_NETDEV" root
 or_quiesce || true
-or_cap_stop || log "tcpdump exited non-zero"
+cap_stop "$OR_TMP/rping.pcap" || log "tcpdump exited non-zero"
 or_snap self "$d/a1.json" || fail_all "snapshot of A failed"
 or_snap peer "$d/b1.json" || fail_all "snapshot of B failed"
-or_tshark "$OR_TMP/rping.pcap" "$d/capture.tsv" || log "tshark failed: $(cat "$d/capture.tsv.err")"
+cap_tsv "$OR_TMP/rping.pcap" "$d/capture.tsv" || log "tshark failed: $(cat "$d/capture.tsv.err")"
 cp "$OR_TMP/rping.pcap" "$d/"
 sed 's/^/# A: /' "$d/client.log"
 sed 's/^/# B: /' "$d/server.log"
-log "CM MADs on the wire (sender:attribute): $(or_py cm --tsv "$d/capture.tsv")"
+log "CM MADs on the wire (sender:attribute): $(oracle cm --tsv "$d/capture.tsv")"
 
-if ! or_py spec-rping --tsv "$d/capture.tsv" --a-pid "$cpid" \
+if ! oracle spec-rping --tsv "$d/capture.tsv" --a-pid "$cpid" \
 	--b-pid "$(or_pid_of "$d/server.log")" --ip-a "$FT_SELF_IP" --ip-b "$FT_PEER_IP" \
 	>"$d/spec.json"; then
 	log "no spec from the capture's CM REQ/REP"

@@ -22,7 +22,7 @@ HERE=$(dirname "$(readlink -f "$0")")
 require_module fabtrace
 require_progs
 require_cmd fabtrace rdma ip unshare
-"$OR_PY3" -c 'import yaml' 2>/dev/null || skip_all "python3-yaml not installed (the spec check reads the YAML)"
+"$FT_PY3" -c 'import yaml' 2>/dev/null || skip_all "python3-yaml not installed (the spec check reads the YAML)"
 FTQPS=$FT_PROGS/ft_qps
 SPEC=$HERE/../Documentation/netlink/specs/fabtrace.yaml
 
@@ -35,9 +35,8 @@ cleanup() {
 	done
 	wait 2>/dev/null || true
 	or_rxe1_down
-	or_kill_bg
 }
-trap cleanup EXIT
+at_exit cleanup
 
 json_done() { grep -q '^{.*}$' "$1"; }
 
@@ -112,7 +111,7 @@ for c in "${CASES[@]}"; do
 	echo "$c" >>"$d/cases"
 done
 fabtrace -j qp show >"$d/again.json"
-or_py filters --full "$d/full.json" --again "$d/again.json" --cases "$d/cases" --dir "$d" \
+oracle filters --full "$d/full.json" --again "$d/again.json" --cases "$d/cases" --dir "$d" \
 	--expect-nonempty "$NONEMPTY" --out "$d/results" || log "the checker failed"
 ktap_result "nothing changed while the filters ran" or_ok "$d/results" stable
 for c in "${CASES[@]}"; do
@@ -138,7 +137,7 @@ ktap_result "qp show dev rxe0 qpn 16777215: exit 1, a message, no output" none
 fabtrace -j qp show >"$d/j-qp.json"
 fabtrace -j dev show >"$d/j-dev.json"
 fabtrace -j stats >"$d/j-stats.json"
-or_py schema --spec "$SPEC" --qp "$d/j-qp.json" --dev "$d/j-dev.json" --stats "$d/j-stats.json" \
+oracle schema --spec "$SPEC" --qp "$d/j-qp.json" --dev "$d/j-dev.json" --stats "$d/j-stats.json" \
 	--out "$d/schema" || log "the schema checker failed"
 ktap_result "-j qp show: valid JSON, every QP attribute of the spec" or_ok "$d/schema" qp
 ktap_result "-j dev show: valid JSON, devices, ports, traffic" or_ok "$d/schema" dev
@@ -148,7 +147,7 @@ pretty() {
 
 	for what in "qp show" "dev show" "stats"; do
 		# shellcheck disable=SC2086 # two words
-		fabtrace -p $what | "$OR_PY3" -c 'import json, sys; json.load(sys.stdin)' || return 1
+		fabtrace -p $what | "$FT_PY3" -c 'import json, sys; json.load(sys.stdin)' || return 1
 	done
 }
 ktap_result "-p (pretty) output parses for qp show, dev show, stats" pretty
@@ -169,7 +168,7 @@ inner() {
 	wait "$p"
 }
 export -f inner json_done wait_for or_jq
-export d FTQPS OR_PY3
+export d FTQPS FT_PY3
 unshare --pid --fork --mount-proc bash -c inner >"$d/unshare.log" 2>&1 &
 ns=$!
 HELD+=("$ns")
@@ -189,7 +188,7 @@ fi
 touch "$d/outside.done"
 wait "$ns" || log "the namespace's ft_qps: exit $?"
 sed 's/^/# ns: /' "$d/unshare.log"
-or_py pidns --inner "$d/inner.json" --inside "$d/inside.json" --inside-pid "$d/inside-pid.json" \
+oracle pidns --inner "$d/inner.json" --inside "$d/inside.json" --inside-pid "$d/inside-pid.json" \
 	--outside "$d/outside.json" --global-pid "$gpid" --nspid "${nspid:-?}" --out "$d/pidns" ||
 	log "the pidns checker failed"
 ktap_result "PID namespace: the reader sees its own QPs only, with its pids" or_ok "$d/pidns" inside

@@ -38,7 +38,7 @@ cleanup() {
 	[ -z "$srv" ] || kill "$srv" 2>/dev/null || true
 	[ ! -w "$DDC" ] || echo "module rdma_rxe format \"not in ready state\" -p" >"$DDC" 2>/dev/null || true
 }
-trap cleanup EXIT
+at_exit cleanup
 drops() { dmesg | grep -cF "$MSG" || true; }
 
 ktap_plan 7
@@ -88,7 +88,7 @@ sys.exit(not (j["completed_ok"] == j["posted"] == 2 and j["first_error"] is None
 }
 write_ok() { [ "$crc" = 0 ] && completed; }
 ktap_result "both writes completed without error, across SQD and back (exit $crc)" write_ok
-"$OR_PY3" - "$OR_OUT" "$dropped" >"$OR_OUT/verdicts" <<'EOF'
+"$FT_PY3" - "$OR_OUT" "$dropped" >"$OR_OUT/verdicts" <<'EOF'
 import json, sys
 d, dropped = sys.argv[1], int(sys.argv[2])
 a0, a1, b0, b1 = (json.load(open("%s/%s.json" % (d, n))) for n in ("a0", "a1", "b0", "b1"))

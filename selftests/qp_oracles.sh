@@ -29,13 +29,6 @@ require_peer
 require_module fabtrace
 require_cmd fabtrace rdma tcpdump tshark ss ib_write_bw ib_send_bw ib_read_bw
 
-srv=
-cleanup() {
-	[ -z "$srv" ] || kill "$srv" 2>/dev/null || true
-	or_kill_bg
-}
-trap cleanup EXIT
-
 # name  program      extra arguments (-d rxe0 -x 1 -F for all).  -u 20: a 4 s
 # ACK timeout, so a node starved of host CPU does not retransmit (a
 # retransmission moves bytes twice and perftest counts them once).
@@ -76,7 +69,7 @@ run_pattern() {
 	or_quiesce || true
 	or_snap self "$d/a0.json" || fail_all "$name: snapshot of A failed"
 	or_snap peer "$d/b0.json" || fail_all "$name: snapshot of B failed"
-	or_cap_start "$OR_TMP/$name.pcap" || fail_all "$name: tcpdump did not start"
+	cap_start "$OR_TMP/$name.pcap" -s 128 -B 65536 || fail_all "$name: tcpdump did not start"
 
 	# --wait_destroy: after its report, perftest keeps its QPs 4 s (16 on
 	# the debug kernel: there, B's sample once came after they were gone),
@@ -84,6 +77,7 @@ run_pattern() {
 	# a stdio buffer until exit).
 	peer -t 120 "$OR_EXEC_PID stdbuf -oL $prog $args --wait_destroy=$HOLD" >"$d/server.log" 2>&1 &
 	srv=$!
+	bg_add "$srv"
 	wait_for 60 perftest_listening || log "$name: server not listening after 60 s"
 	or_spawn "$d/client.log" stdbuf -oL "$prog" $args --wait_destroy=$HOLD "$FT_PEER_IP"
 	if wait_for 120 grep -qE "$REPORT" "$d/client.log"; then
@@ -93,16 +87,15 @@ run_pattern() {
 	fi
 	wait "$OR_SPAWNED" || crc=$?
 	wait "$srv" || src=$?
-	srv=
 	or_quiesce || true
-	or_cap_stop || log "$name: tcpdump exited non-zero"
+	cap_stop "$OR_TMP/$name.pcap" || log "$name: tcpdump exited non-zero"
 	or_snap self "$d/a1.json" || fail_all "$name: snapshot of A failed"
 	or_snap peer "$d/b1.json" || fail_all "$name: snapshot of B failed"
-	or_tshark "$OR_TMP/$name.pcap" "$d/capture.tsv" || log "$name: tshark failed: $(cat "$d/capture.tsv.err")"
+	cap_tsv "$OR_TMP/$name.pcap" "$d/capture.tsv" || log "$name: tshark failed: $(cat "$d/capture.tsv.err")"
 	cp "$OR_TMP/$name.pcap" "$d/"
 	grep -E '^ *(local|remote) address|^ *[0-9]+ +[0-9]+ ' "$d/client.log" | sed 's/^/# A: /'
 
-	if ! or_py spec-perftest --client "$d/client.log" --server "$d/server.log" \
+	if ! oracle spec-perftest --client "$d/client.log" --server "$d/server.log" \
 		--pattern "${name%-cb}" --comm "$prog" --ip-a "$FT_SELF_IP" --ip-b "$FT_PEER_IP" \
 		>"$d/spec.json"; then
 		log "$name: no spec from perftest's output; client log:"

@@ -37,7 +37,7 @@ cleanup() {
 	wait 2>/dev/null || true
 	or_rxe1_down
 }
-trap cleanup EXIT
+at_exit cleanup
 
 json_done() { grep -q '^{.*}$' "$1"; }
 hold() {
@@ -64,7 +64,7 @@ step() {
 	echo "$rc" >"$d/s$n.rc"
 	log "$what: $* -> exit $(cat "$d/s$n.rc") $(cat "$d/s$n.err")"
 	or_snap_all "$after" || fail_all "snapshot failed"
-	or_py reset --s0 "$before" --s1 "$after" --scope "$scope" --min-named 1 \
+	oracle reset --s0 "$before" --s1 "$after" --scope "$scope" --min-named 1 \
 		--out "$d/s$n.res" || log "the checker failed"
 }
 rc_is() { [ "$(cat "$d/s$n.rc")" = "$1" ]; }
@@ -100,7 +100,7 @@ ktap_result "as root without CAP_NET_ADMIN: refused, changes nothing" \
 show_nobody() {
 	$NOBODY fabtrace -j qp show >"$d/nobody.json" &&
 		fabtrace -j qp show >"$d/root.json" &&
-		"$OR_PY3" -c 'import json, sys
+		"$FT_PY3" -c 'import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:])
 k = lambda l: sorted((q["dev"], q["qpn"], q["tx"]["packets"], q["rx"]["packets"]) for q in l)
 print("# nobody sees %d entries, root %d" % (len(a), len(b)))
@@ -133,6 +133,6 @@ or_snap_all "$d/r0.json"
 	log "ft_qps after the reset failed: $(cat "$d/after.err")"
 or_quiesce 10 self || true
 or_snap_all "$d/r1.json"
-or_py resumed --s0 "$d/r0.json" --s1 "$d/r1.json" --out "$d/resumed" || log "the checker failed"
+oracle resumed --s0 "$d/r0.json" --s1 "$d/r1.json" --out "$d/resumed" || log "the checker failed"
 ktap_result "after the reset, rxe0's QPs sum to rxe's counters since" or_ok "$d/resumed" resumed
 ktap_finished

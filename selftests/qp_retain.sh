@@ -42,7 +42,7 @@ RETAIN=/sys/module/fabtrace/parameters/retain_ms
 cleanup() {
 	[ ! -w "$RETAIN" ] || echo 60000 >"$RETAIN"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 # cycle NAME RETAIN_MS: one batch of QPs, from creation to gone.
 cycle() {
@@ -89,7 +89,7 @@ churn_stats() {
 	wait "$ch" || true
 	n=$(cat "$d/churn.n" 2>/dev/null || echo 0)
 	log "churner: $n runs of 4 QPs; $(sort "$d/churn.err" 2>/dev/null | uniq -c | head -n 3 | tr '\n' ' ')"
-	"$OR_PY3" - "$d/stats.jl" >"$d/verdict" <<'PY'
+	"$FT_PY3" - "$d/stats.jl" >"$d/verdict" <<'PY'
 import json, sys
 reads = [json.loads(line) for line in open(sys.argv[1])]
 bad = [r for r in reads if "qps" not in r or r["qps"] + r["retained"] > r["max_qps"]]
@@ -101,7 +101,7 @@ print("# %d reads, qps %d..%d, retained %d..%d, %d out of bounds%s" % (
     (": first " + json.dumps(bad[0])) if bad else ""))
 print("ok" if reads and not bad else "no")
 PY
-	"$OR_PY3" - "$d" "$i" >"$d/dumps" <<'PY'
+	"$FT_PY3" - "$d" "$i" >"$d/dumps" <<'PY'
 import json, os, sys
 d, n = sys.argv[1], int(sys.argv[2])
 SLACK = 50 * 1000000	# user/qpset.h FT_CTIME_SLACK_NS

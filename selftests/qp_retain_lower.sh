@@ -23,7 +23,7 @@ RETAIN=/sys/module/fabtrace/parameters/retain_ms
 cleanup() {
 	[ ! -w "$RETAIN" ] || echo 60000 >"$RETAIN"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 ktap_plan 8
 ktap_assert "rxe0 up on A" rxe_up self

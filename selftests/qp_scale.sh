@@ -30,17 +30,10 @@ require_cmd fabtrace rdma tcpdump tshark
 FTQPS=$FT_PROGS/ft_qps
 MAXQ=/sys/module/fabtrace/parameters/max_qps
 
-srv='' cli='' pre='' big=''
 cleanup() {
-	local p
-
-	for p in $cli $pre $big $srv; do
-		kill "$p" 2>/dev/null || true
-	done
 	[ ! -w "$MAXQ" ] || echo 262144 >"$MAXQ"
-	or_kill_bg
 }
-trap cleanup EXIT
+at_exit cleanup
 
 # json_pid FILE: the pid ft_qps printed in its JSON (once it is complete).
 json_done() { grep -q '^{.*}$' "$1"; }
@@ -62,12 +55,14 @@ ARGS="-n 1000 --iters 2 --size 1024 --op write --hold --timeout-s 240 --ack-time
 or_quiesce || true
 or_snap self "$d/a0.json" || fail_all "snapshot of A failed"
 or_snap peer "$d/b0.json" || fail_all "snapshot of B failed"
-or_cap_start "$OR_TMP/qps.pcap" || fail_all "tcpdump did not start"
+cap_start "$OR_TMP/qps.pcap" -s 128 -B 65536 || fail_all "tcpdump did not start"
 peer -t 280 "$FTQPS --server $ARGS" >"$d/server.json" 2>"$d/server.err" &
 srv=$!
+bg_add "$srv"
 # shellcheck disable=SC2086 # ARGS is a list of words
 "$FTQPS" --peer "$FT_PEER_CTL_IP" $ARGS >"$d/client.json" 2>"$d/client.err" &
 cli=$!
+bg_add "$cli"
 crc=0 src=0
 if wait_for 200 json_done "$d/client.json" && wait_for 30 json_done "$d/server.json"; then
 	log "ft_qps: client $(or_jq "$d/client.json" '"create %(create_s).1f s, connect %(connect_s).1f s, traffic %(traffic_s).2f s" % d')"
@@ -81,14 +76,13 @@ else
 fi
 wait "$cli" || crc=$?
 wait "$srv" || src=$?
-cli='' srv=''
 or_quiesce || true
-or_cap_stop || log "tcpdump exited non-zero"
+cap_stop "$OR_TMP/qps.pcap" || log "tcpdump exited non-zero"
 or_snap self "$d/a1.json" || fail_all "snapshot of A failed"
 or_snap peer "$d/b1.json" || fail_all "snapshot of B failed"
-or_tshark "$OR_TMP/qps.pcap" "$d/capture.tsv" || log "tshark failed: $(cat "$d/capture.tsv.err")"
+cap_tsv "$OR_TMP/qps.pcap" "$d/capture.tsv" || log "tshark failed: $(cat "$d/capture.tsv.err")"
 cp "$OR_TMP/qps.pcap" "$d/"
-if ! or_py spec-ftqps --client "$d/client.json" --server "$d/server.json" \
+if ! oracle spec-ftqps --client "$d/client.json" --server "$d/server.json" \
 	--state rts --flags destroyed --ip-a "$FT_SELF_IP" --ip-b "$FT_PEER_IP" >"$d/spec.json"; then
 	log "no spec from ft_qps's JSON"
 	echo '{}' >"$d/spec.json"
@@ -118,6 +112,7 @@ ktap_result "fabtrace reloaded on A (entries: QP1 only)" _or_reload_self
 "$FTQPS" --loopback -n 4 --iters 3 --size 2048 --op write --hold --timeout-s 120 \
 	>"$d/pre.json" 2>"$d/pre.err" &
 pre=$!
+bg_add "$pre"
 ktap_result "4 loopback QPs with traffic, held" wait_for 60 json_done "$d/pre.json"
 or_quiesce || true
 or_snap self "$d/s0.json" || fail_all "snapshot failed"
@@ -126,6 +121,7 @@ log "max_qps = $(cat "$MAXQ"), entries: $(or_jq "$d/s0.json" '"%(qps)d live + %(
 "$FTQPS" --loopback -n 100 --iters 1 --size 1024 --op write --hold --timeout-s 120 \
 	>"$d/big.json" 2>"$d/big.err" &
 big=$!
+bg_add "$big"
 brc=0
 if wait_for 90 json_done "$d/big.json"; then
 	or_snap self "$d/s1.json" || fail_all "snapshot failed"
@@ -134,11 +130,10 @@ else
 fi
 kill -TERM "$big" 2>/dev/null || true
 wait "$big" || brc=$?
-big=
 or_quiesce || true
 or_snap self "$d/s2.json" || fail_all "snapshot failed"
 ktap_result "100 loopback QPs with traffic past max_qps (exit $brc)" test "$brc" -eq 0
-or_py overflow --s0 "$d/s0.json" --s1 "$d/s1.json" --s2 "$d/s2.json" --pre "$d/pre.json" \
+oracle overflow --s0 "$d/s0.json" --s1 "$d/s1.json" --s2 "$d/s2.json" --pre "$d/pre.json" \
 	--big "$d/big.json" --max "$MAX" --out "$d/results" || log "the checker failed"
 ktap_result "exactly the first max_qps - entries QPs created are tracked" or_ok "$d/results" tracked
 ktap_result "overflow counts the others; entries == max_qps" or_ok "$d/results" overflow
@@ -147,7 +142,6 @@ ktap_result "tracked QPs + unknown-tx/rx == rxe sent_pkts/rcvd_pkts deltas" or_o
 ktap_result "tracked QPs' bytes == ft_qps's bytes" or_ok "$d/results" bytes
 kill -TERM "$pre"
 wait "$pre" || true
-pre=
 log "part 2 took $((SECONDS - t0)) s"
 
 # ---- part 3: retained entries make room for live QPs, node A -------------------
@@ -168,13 +162,13 @@ fabtrace -j stats >"$d/s0.json"
 fabtrace -j qp show destroyed >"$d/q0.json"
 "$FTQPS" --no-connect -n 20 --iters 0 --hold --timeout-s 120 >"$d/new.json" 2>"$d/new.err" &
 big=$!
+bg_add "$big"
 if wait_for 90 json_done "$d/new.json"; then
 	fabtrace -j stats >"$d/s1.json"
 	fabtrace -j qp show >"$d/q1.json"
 fi
 kill -TERM "$big" 2>/dev/null || true
 wait "$big" || true
-big=
 echo 262144 >"$MAXQ"
 st() { jq -r ".$2" "$d/$1.json"; }
 live0=$(st s0 qps) ret0=$(st s0 retained)

@@ -42,7 +42,7 @@ cleanup() {
 	tc qdisc del dev "$IF" clsact 2>/dev/null || true
 	[ -z "$srv" ] || kill "$srv" 2>/dev/null || true
 }
-trap cleanup EXIT
+at_exit cleanup
 
 ktap_plan 5
 ktap_assert "rxe0 up on both nodes" rxe_up both
@@ -80,7 +80,7 @@ ktap_result "ib_write_bw A -> B ended on both nodes (exit $crc and $src, not a t
 or_quiesce 30 >/dev/null || true
 or_snap self "$OR_OUT/a1.json" && or_snap peer "$OR_OUT/b1.json" ||
 	fail_all "snapshots after the run failed"
-"$OR_PY3" - "$OR_OUT" >"$OR_OUT/verdicts" <<'EOF'
+"$FT_PY3" - "$OR_OUT" >"$OR_OUT/verdicts" <<'EOF'
 import json, sys
 d = sys.argv[1]
 a0, a1, b0, b1 = (json.load(open("%s/%s.json" % (d, n))) for n in ("a0", "a1", "b0", "b1"))

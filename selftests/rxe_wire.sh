@@ -25,7 +25,7 @@ srv=
 cleanup() {
 	[ -z "$srv" ] || kill "$srv" 2>/dev/null || true
 }
-trap cleanup EXIT
+at_exit cleanup
 
 ktap_plan 6
 ktap_assert "rxe0 up on both nodes" rxe_up both

@@ -15,7 +15,7 @@
 # Then top on a terminal (script(1)): after SIGTSTP while stopped, and after
 # SIGHUP, SIGQUIT, SIGTERM and SIGINT, the terminal's modes are the ones
 # from before top; after SIGCONT top has its own again.
-set -uo pipefail
+set -euo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/lib.sh"
 . "$HERE/lib-cong.sh"
@@ -32,12 +32,12 @@ ktap_assert "B: netem loss 5% ecn on ECT(0) RoCE" cong_netem peer ect0 loss 5% e
 flow() {
 	local name=$1 port=$2 tclass=$3
 
-	"$CONG_PROGS/ft_timeout" --server -p "$port" --tclass "$tclass" --timeout-s 120 \
+	"$FT_PROGS/ft_timeout" --server -p "$port" --tclass "$tclass" --timeout-s 120 \
 		>"$O/${name}_srv.json" 2>"$O/${name}_srv.err" &
-	cong_bg_add $!
-	peer "$CONG_PROGS/ft_timeout --peer $FT_CTL_IP -p $port --tclass $tclass --seconds 60 --timeout 18 --timeout-s 120" \
+	bg_add $!
+	peer "$FT_PROGS/ft_timeout --peer $FT_CTL_IP -p $port --tclass $tclass --seconds 60 --timeout 18 --timeout-s 120" \
 		>"$O/${name}_cli.json" 2>"$O/${name}_cli.err" &
-	cong_bg_add $!
+	bg_add $!
 }
 srv_pid() {
 	pgrep -n -f "ft_timeout --server -p $1"
@@ -51,16 +51,19 @@ flowing() { grep -q "first write completed" "$O/$1_cli.err"; }
 wait_for 60 flowing n || log "flow N does not flow: $(cat "$O/n_cli.err")"
 flow e $PORT_E 2
 wait_for 60 flowing e || log "flow E does not flow: $(cat "$O/e_cli.err")"
-pn=$(srv_pid $PORT_N) pe=$(srv_pid $PORT_E)
-qn=$(srv_qpn "$pn") qe=$(srv_qpn "$pe")
+pn=$(srv_pid $PORT_N) || true
+pe=$(srv_pid $PORT_E) || true
+qn=$(srv_qpn "$pn") || true
+qe=$(srv_qpn "$pe") || true
 log "A: QP of flow N $qn, of flow E $qe"
 ktap_assert "both flows run; N's QP number is the lower one" test -n "$qn" -a -n "$qe" -a "${qn:-0}" -lt "${qe:-0}"
 
 cong_qps self "$O/qps0.json"
-"$CONG_CLI" -j top dev "$CONG_DEV" sort ce interval 1000 iterations 2 >"$O/top.json" 2>"$O/top.err"
-rc=$?
-"$CONG_CLI" -n top -b dev "$CONG_DEV" sort ce interval 1000 iterations 2 >"$O/top.txt" 2>"$O/top_txt.err"
-rc2=$?
+rc=0 rc2=0
+"$CONG_CLI" -j top dev "$CONG_DEV" sort ce interval 1000 iterations 2 >"$O/top.json" \
+	2>"$O/top.err" || rc=$?
+"$CONG_CLI" -n top -b dev "$CONG_DEV" sort ce interval 1000 iterations 2 >"$O/top.txt" \
+	2>"$O/top_txt.err" || rc2=$?
 cong_qps self "$O/qps1.json"
 listed=$(cong_congested_listed self "$pn" "$pe")
 expect=$(cong_congested_expected "$O/qps1.json" "$pn" "$pe")
@@ -133,21 +136,21 @@ tty_run() {
 		"bash $O/tty_drv.sh $O/$n $CONG_CLI top dev $CONG_DEV interval 300" /dev/null \
 		</dev/null >"$O/$n.out" 2>&1 &
 	sp=$!
-	cong_bg_add "$sp"
+	bg_add "$sp"
 	if ! wait_for 30 test -s "$O/$n.pid" || ! p=$(cat "$O/$n.pid") ||
 	   ! wait_for 30 tty_keys "$p"; then
 		log "$n: top never reached single-key mode: $(head -c 300 "$O/$n.out")"
-		kill "$sp"
+		kill "$sp" 2>/dev/null || true
 		return
 	fi
 	for sig; do
-		kill -"$sig" "$p"
+		kill -"$sig" "$p" || log "$n: no top to send SIG$sig to"
 		[ "$sig" = TSTP ] || continue
 		wait_for 30 test -s "$O/$n.stopped" || log "$n: top did not stop"
 		wait_for 30 tty_keys "$p" && touch "$O/$n.resumed"
 	done
-	timeout 30 tail --pid="$sp" -f /dev/null || kill -KILL "$p" "$sp"
-	wait "$sp"
+	timeout 30 tail --pid="$sp" -f /dev/null || kill -KILL "$p" "$sp" 2>/dev/null || true
+	wait "$sp" || true
 	log "$n: top exit $(cat "$O/$n.rc" 2>/dev/null); stty before $(cat "$O/$n.before" 2>/dev/null)"
 	log "$n: stopped $(cat "$O/$n.stopped" 2>/dev/null); after $(cat "$O/$n.after" 2>/dev/null)"
 }

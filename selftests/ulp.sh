@@ -32,7 +32,7 @@ cleanup() {
 	peer_fn ulp_target_down "$NQN" >/dev/null 2>&1 || true
 	rm -rf "$T"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 # ulp_target_up NQN (on B): a 64 MiB RAM disk as namespace 1 of NQN, on
 # RDMA port 4420 of B's data address.

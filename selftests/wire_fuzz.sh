@@ -58,15 +58,6 @@ NQ=2
 BW_ARGS="-d rxe0 -x 1 -F -c RC -q $NQ -s 1024 -t 4 -u 20 -D $TRAFFIC_S --wait_destroy=30"
 REPORT='^ *Waiting [0-9]+ seconds before releasing resources'
 
-srv=
-inj=
-cleanup() {
-	[ -z "$srv" ] || kill "$srv" 2>/dev/null || true
-	[ -z "$inj" ] || kill "$inj" 2>/dev/null || true
-	or_kill_bg
-}
-trap cleanup EXIT
-
 ktap_plan 16
 ktap_assert "fabtrace reloaded on both nodes (retain_ms=600000)" \
 	or_fresh_module retain_ms=600000
@@ -86,11 +77,11 @@ ktap_result "no UDP listener on A on the bad-port list" \
 # it through is the NIC's business; probe it, then predict accordingly.
 
 nstat -n >/dev/null 2>&1 || true
-u0=$(fabtrace -j dev show rxe0 | "$OR_PY3" -c 'import json,sys; print(json.load(sys.stdin)[0]["unknown_rx"])')
+u0=$(fabtrace -j dev show rxe0 | "$FT_PY3" -c 'import json,sys; print(json.load(sys.stdin)[0]["unknown_rx"])')
 peer "$WF --ifname \$FT_NETDEV --dst-ip $FT_SELF_IP --dst-mac $mac_a --only vlan0 --count 50 --rate 500" \
 	>"$d/vlan0.json" 2>"$d/vlan0.err" || true
 sleep 1
-u1=$(fabtrace -j dev show rxe0 | "$OR_PY3" -c 'import json,sys; print(json.load(sys.stdin)[0]["unknown_rx"])')
+u1=$(fabtrace -j dev show rxe0 | "$FT_PY3" -c 'import json,sys; print(json.load(sys.stdin)[0]["unknown_rx"])')
 v0=()
 case $((u1 - u0)) in
 50) v0=(--vlan0-reaches); log "probe: 50 priority-tagged frames reached rxe (unknown_rx +50)" ;;
@@ -107,6 +98,7 @@ nstat -n >/dev/null 2>&1 || true
 # shellcheck disable=SC2086 # BW_ARGS is a list of words
 peer -t $((TRAFFIC_S + 120)) "$OR_EXEC_PID stdbuf -oL ib_write_bw $BW_ARGS" >"$d/server.log" 2>&1 &
 srv=$!
+bg_add "$srv"
 wait_for 60 perftest_listening || log "server not listening after 60 s"
 # shellcheck disable=SC2086
 OR_SPAWN_S=$((TRAFFIC_S + 240)) or_spawn "$d/client.log" stdbuf -oL ib_write_bw $BW_ARGS "$FT_PEER_IP"
@@ -117,7 +109,7 @@ ktap_assert "ib_write_bw A -> B flowing" wait_for 60 flowing
 
 # The traffic QPs: A's RC QPs in RTS, with the PSNs they expect and send.
 live_args() {
-	rdma -j resource show qp link rxe0/1 | "$OR_PY3" -c 'import json, sys
+	rdma -j resource show qp link rxe0/1 | "$FT_PY3" -c 'import json, sys
 qs = [q for q in json.load(sys.stdin) if q.get("type") == "RC" and q.get("state") == "RTS"]
 print(" ".join("--live-qpn %d:%d:%d" % (q["lqpn"], q["rq-psn"], q["sq-psn"]) for q in qs))'
 }
@@ -130,9 +122,9 @@ t0=$SECONDS
 peer -t 300 "$WF --ifname \$FT_NETDEV --dst-ip $FT_SELF_IP --dst-mac $mac_a ${v6[*]} ${v0[*]} \
 	$live --seed $SEED --count $COUNT --rate $RATE --timeout-s 280" >"$d/inject.json" 2>"$d/inject.err" &
 inj=$!
+bg_add "$inj"
 irc=0
 wait "$inj" || irc=$?
-inj=
 t1=$SECONDS
 running=0
 kill -0 "$cli" 2>/dev/null || running=1
@@ -152,12 +144,11 @@ nstat -a 2>/dev/null | grep -E "InHdrErrors|InAddrErrors|InTruncated|CsumErrors|
 crc=0 src=0
 wait "$cli" || crc=$?
 wait "$srv" || src=$?
-srv=
 ktap_result "ib_write_bw client (exit $crc) and server (exit $src)" test "$crc" = 0 -a "$src" = 0
 ktap_result "fabtrace still loaded and answering on A" \
 	eval '[ -e /sys/module/fabtrace ] && fabtrace -j stats >/dev/null && fabtrace -j dev show rxe0 >/dev/null'
 
-"$OR_PY3" - "$d" >"$d/oracle.txt" 2>&1 <<'PY' || true
+"$FT_PY3" - "$d" >"$d/oracle.txt" 2>&1 <<'PY' || true
 import json, sys
 d = sys.argv[1]
 L = lambda n: json.load(open("%s/%s" % (d, n)))
