@@ -5,6 +5,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -742,16 +743,16 @@ int ft_pair_setup(struct ft_pair *p, const struct ft_pair_cfg *cfg)
 		.qp_type = IBV_QPT_RC,
 	};
 	struct ft_ep local = { .prog = cfg->prog, .nqps = 1 };
-	struct ft_path path = { .tclass = cfg->tclass, .min_rnr_timer = cfg->min_rnr_timer };
-	bool server = !cfg->peer;
+	struct ft_path path = { .tclass = cfg->o.tclass, .min_rnr_timer = cfg->min_rnr_timer };
+	bool server = !cfg->o.peer;
 	int lfd = -1, ret;
 
 	memset(p, 0, sizeof(*p));
 	p->tcp = -1;
-	if (ft_dev_open(&p->dev, cfg->dev, cfg->ib_port, cfg->gid_index))
+	if (ft_dev_open(&p->dev, cfg->o.dev, cfg->o.ib_port, cfg->o.gid_index))
 		return -1;
 	p->dev_open = true;
-	if (server && (lfd = ft_tcp_listen(cfg->bind, cfg->tcp_port)) < 0)
+	if (server && (lfd = ft_tcp_listen(cfg->o.bind, cfg->o.tcp_port)) < 0)
 		return -1;
 	p->buflen = cfg->buflen ? cfg->buflen : 1;
 	if (posix_memalign(&p->buf, 4096, (p->buflen + 4095) & ~4095UL)) {
@@ -801,11 +802,11 @@ int ft_pair_setup(struct ft_pair *p, const struct ft_pair_cfg *cfg)
 	local.qpn = &p->qpn;
 	local.psn = &p->sq_psn;
 	if (server) {
-		ft_info("listening on TCP port %d", cfg->tcp_port);
+		ft_info("listening on TCP port %d", cfg->o.tcp_port);
 		p->tcp = ft_tcp_accept(lfd);
 		lfd = -1;
 	} else {
-		p->tcp = ft_tcp_connect(cfg->peer, cfg->tcp_port);
+		p->tcp = ft_tcp_connect(cfg->o.peer, cfg->o.tcp_port);
 	}
 	if (p->tcp < 0)
 		goto fail;
@@ -900,6 +901,122 @@ const char *ft_wc_status_name(enum ibv_wc_status st)
 	if ((unsigned int)st < sizeof(names) / sizeof(names[0]) && names[st])
 		return names[st];
 	return "IBV_WC_UNKNOWN";
+}
+
+static void pair_json(struct ft_pair *p, bool server, double t0,
+		      void (*fields)(struct ft_json *j), const char *error)
+{
+	struct ft_json j;
+
+	fj_begin(&j, stdout);
+	fj_str(&j, "prog", ft_prog);
+	fj_str(&j, "role", server ? "server" : "client");
+	fj_i64(&j, "pid", getpid());
+	fj_u64(&j, "qpn", p->qpn);
+	fj_u64(&j, "remote_qpn", p->remote.qpn ? p->remote.qpn[0] : 0);
+	fj_u64(&j, "sq_psn", p->sq_psn);
+	fj_u64(&j, "rq_psn", p->remote.psn ? p->remote.psn[0] : 0);
+	fields(&j);
+	fj_str(&j, "qp_state", ft_qp_state_str(ft_qp_state(p->qp)));
+	fj_dbl(&j, "elapsed_s", ft_now() - t0);
+	if (error)
+		fj_str(&j, "error", error);
+	else
+		fj_null(&j, "error");
+	fj_end(&j);
+}
+
+int ft_pair_main(struct ft_pair *p, const struct ft_pair_cfg *cfg, double *t0,
+		 int (*ready)(void), int (*server)(void), int (*client)(void),
+		 void (*fields)(struct ft_json *j))
+{
+	int rc;
+
+	if (ft_pair_setup(p, cfg))
+		goto fail;
+	if (ready && ready()) {
+		ft_pair_destroy(p);
+		return FT_EXIT_FAIL;
+	}
+	if (ft_sync(p->tcp, 'R'))
+		goto fail;
+	*t0 = ft_now();
+	if (!cfg->o.peer) {
+		rc = server();
+	} else {
+		rc = client();
+		if (!rc && ft_sync(p->tcp, 'D'))
+			rc = ft_should_stop() ? ft_should_stop() : FT_EXIT_FAIL;
+	}
+	pair_json(p, !cfg->o.peer, *t0, fields, rc == FT_EXIT_TIMEOUT ? "timed out" : !rc ? NULL :
+		  ft_signal ? "interrupted" : "failed (see stderr)");
+	ft_pair_destroy(p);
+	return rc;
+fail:
+	rc = ft_should_stop();
+	ft_pair_destroy(p);
+	return rc ? rc : FT_EXIT_FAIL;
+}
+
+/* ---- a pair program's command line ---- */
+
+enum { O_SERVER = 256, O_PEER, O_BIND, O_TCLASS, O_TIMEOUT_S };
+
+/* Option O of the common ones into P; false when it is the program's own. */
+static bool pair_option(struct ft_pair_opts *p, int o, const char *arg, void (*usage)(void))
+{
+	switch (o) {
+	case O_SERVER: p->server = true; break;
+	case O_PEER: ft_check_ipv4("--peer", arg); p->peer = arg; break;
+	case O_BIND: ft_check_ipv4("--bind", arg); p->bind = arg; break;
+	case 'd': p->dev = arg; break;
+	case 'i': p->ib_port = ft_parse_int("--ib-port", arg, 1, 255); break;
+	case 'g': p->gid_index = ft_parse_int("--gid-index", arg, 0, 255); break;
+	case 'p': p->tcp_port = ft_parse_int("--port", arg, 1, 65535); break;
+	case O_TCLASS: p->tclass = ft_parse_int("--tclass", arg, 0, 255); break;
+	case O_TIMEOUT_S: p->timeout_s = ft_parse_double("--timeout-s", arg, 0, 1e6); break;
+	case 'h': usage(); exit(0);
+	case '?': fprintf(stderr, "Try '%s --help'.\n", ft_prog); exit(FT_EXIT_USAGE);
+	default: return false;
+	}
+	return true;
+}
+
+void ft_pair_parse(struct ft_pair_opts *p, int argc, char **argv, const struct option *opts,
+		   void (*option)(int o, const char *arg), void (*usage)(void))
+{
+	static const struct option common[] = {
+		{ "server", no_argument, NULL, O_SERVER },
+		{ "peer", required_argument, NULL, O_PEER },
+		{ "bind", required_argument, NULL, O_BIND },
+		{ "device", required_argument, NULL, 'd' },
+		{ "ib-port", required_argument, NULL, 'i' },
+		{ "gid-index", required_argument, NULL, 'g' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "tclass", required_argument, NULL, O_TCLASS },
+		{ "timeout-s", required_argument, NULL, O_TIMEOUT_S },
+		{ "help", no_argument, NULL, 'h' },
+	};
+	const size_t ncommon = sizeof(common) / sizeof(common[0]);
+	struct option all[64] = { { 0 } };
+	size_t n;
+	int o;
+
+	memcpy(all, common, sizeof(common));
+	for (n = 0; opts[n].name; n++) {
+		if (ncommon + n + 1 >= sizeof(all) / sizeof(all[0])) {
+			ft_err("internal error: too many options");
+			exit(FT_EXIT_FAIL);
+		}
+		all[ncommon + n] = opts[n];
+	}
+	while ((o = getopt_long(argc, argv, "d:i:g:p:h", all, NULL)) != -1)
+		if (!pair_option(p, o, optarg, usage))
+			option(o, optarg);
+	if (optind < argc)
+		ft_usage_error("unexpected argument '%s'", argv[optind]);
+	if (p->server == !!p->peer)
+		ft_usage_error("give exactly one of --server and --peer IP");
 }
 
 /* ---- JSON ---- */

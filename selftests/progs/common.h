@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <getopt.h>
+
 #include <infiniband/verbs.h>
 
 /* Exit statuses shared by every program: tests tell them apart. */
@@ -134,15 +136,23 @@ int ft_sync(int fd, char tag);
 
 /* ---- one RC QP talking to its twin on the peer (ft_rnr, ft_timeout) ---- */
 
-struct ft_pair_cfg {
+struct ft_json;
+
+/* The options every pair program takes: its device, its peer, the exchange. */
+struct ft_pair_opts {
 	const char *dev, *peer, *bind;	/* peer NULL = server */
-	int ib_port, gid_index, tcp_port;
+	int ib_port, gid_index, tcp_port, tclass;
+	double timeout_s;
+	bool server;
+};
+
+struct ft_pair_cfg {
+	struct ft_pair_opts o;
 	uint32_t prog;
 	uint32_t params[FT_NPARAMS];	/* must match the peer's */
 	const char *const *param_names;
 	uint32_t max_send_wr, max_recv_wr;
 	size_t buflen;
-	uint8_t tclass;
 	uint8_t min_rnr_timer;
 	struct ft_qp_opts qp;
 };
@@ -173,6 +183,37 @@ void ft_pair_destroy(struct ft_pair *p);
 int ft_pair_wait(struct ft_pair *p, int ms, bool watch_tcp);
 /* "IBV_WC_RNR_RETRY_EXC_ERR": the enum's own name, as JSON keys. */
 const char *ft_wc_status_name(enum ibv_wc_status st);
+
+/*
+ * A pair program's life: ft_pair_setup(), READY (NULL, or what must be in
+ * place before the peer may send: 0 when it is), the 'R' barrier, *T0 set,
+ * then SERVER or CLIENT (no cfg->o.peer: the server), the client's end
+ * the 'D' barrier; then its JSON, and ft_pair_destroy().  The JSON: prog,
+ * role, pid, the QP (qpn, remote_qpn, sq_psn, rq_psn), what FIELDS adds,
+ * then qp_state, elapsed_s (since *T0) and the error, if any.  Returns the
+ * program's exit status.
+ */
+int ft_pair_main(struct ft_pair *p, const struct ft_pair_cfg *cfg, double *t0,
+		 int (*ready)(void), int (*server)(void), int (*client)(void),
+		 void (*fields)(struct ft_json *j));
+
+/* ---- a pair program's command line ---- */
+
+#define FT_PAIR_OPTS(port) { .dev = "rxe0", .ib_port = 1, .gid_index = 1, \
+			     .tcp_port = (port), .timeout_s = 60 }
+/* The program's own options are numbered from here on. */
+#define FT_O_PROG 512
+
+/*
+ * The command line of a pair program: what every one takes into P (-d,
+ * --device; -i, --ib-port; -g, --gid-index; -p, --port; --server, --peer,
+ * --bind, --tclass, --timeout-s), the program's own options (OPTS, ended
+ * by an empty entry) to OPTION; then no stray argument, and exactly one of
+ * --server and --peer.  --help is USAGE and exit 0; an unknown option is
+ * exit 2.
+ */
+void ft_pair_parse(struct ft_pair_opts *p, int argc, char **argv, const struct option *opts,
+		   void (*option)(int o, const char *arg), void (*usage)(void));
 
 /* ---- JSON on stdout: one object, one line ---- */
 

@@ -40,10 +40,7 @@
 #define FRAME_LEN	(ETH_LEN + IP_LEN + UDP_LEN + BTH_LEN + CNP_RSVD + 4)
 
 static struct {
-	const char *ifname, *pcap;
-	struct in_addr src_ip, dst_ip;
-	uint8_t src_mac[6], dst_mac[6];
-	bool have_src_ip, have_src_mac, have_dst_mac, have_dst_ip;
+	struct raw_link l;
 	long qpn, count, interval_us, sport, pkey;
 	int dscp, ecn;
 	double timeout_s;
@@ -72,14 +69,11 @@ static void usage(void)
 
 static void parse(int argc, char **argv)
 {
-	enum { O_IF = 256, O_DIP, O_DMAC, O_SIP, O_SMAC, O_QPN, O_COUNT, O_INTERVAL,
-	       O_DSCP, O_ECN, O_SPORT, O_PKEY, O_PCAP, O_TIMEOUT };
+	enum { O_QPN = RAW_O_PROG, O_COUNT, O_INTERVAL, O_DSCP, O_ECN, O_SPORT, O_PKEY,
+	       O_TIMEOUT };
 	static const struct option opts[] = {
-		{ "ifname", required_argument, NULL, O_IF },
-		{ "dst-ip", required_argument, NULL, O_DIP },
-		{ "dst-mac", required_argument, NULL, O_DMAC },
-		{ "src-ip", required_argument, NULL, O_SIP },
-		{ "src-mac", required_argument, NULL, O_SMAC },
+		RAW_LINK_OPTIONS,
+		RAW_IPV4_OPTIONS,
 		{ "qpn", required_argument, NULL, O_QPN },
 		{ "count", required_argument, NULL, O_COUNT },
 		{ "interval-us", required_argument, NULL, O_INTERVAL },
@@ -87,20 +81,14 @@ static void parse(int argc, char **argv)
 		{ "ecn", required_argument, NULL, O_ECN },
 		{ "sport", required_argument, NULL, O_SPORT },
 		{ "pkey", required_argument, NULL, O_PKEY },
-		{ "pcap", required_argument, NULL, O_PCAP },
 		{ "timeout-s", required_argument, NULL, O_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	int o;
 
-	while ((o = raw_getopt(argc, argv, opts, usage)) != -1) {
+	while ((o = raw_getopt(argc, argv, opts, usage, &c.l)) != -1) {
 		switch (o) {
-		case O_IF: c.ifname = raw_parse_ifname(optarg); break;
-		case O_DIP: raw_parse_ip("--dst-ip", optarg, &c.dst_ip); c.have_dst_ip = true; break;
-		case O_SIP: raw_parse_ip("--src-ip", optarg, &c.src_ip); c.have_src_ip = true; break;
-		case O_DMAC: raw_parse_mac("--dst-mac", optarg, c.dst_mac); c.have_dst_mac = true; break;
-		case O_SMAC: raw_parse_mac("--src-mac", optarg, c.src_mac); c.have_src_mac = true; break;
 		case O_QPN: c.qpn = raw_parse_int("--qpn", optarg, 0, 0xffffff); break;
 		case O_COUNT: c.count = raw_parse_int("--count", optarg, 1, 1000000000); break;
 		case O_INTERVAL:
@@ -110,15 +98,14 @@ static void parse(int argc, char **argv)
 		case O_ECN: c.ecn = raw_parse_int("--ecn", optarg, 0, 3); break;
 		case O_SPORT: c.sport = raw_parse_int("--sport", optarg, 1, 65535); break;
 		case O_PKEY: c.pkey = raw_parse_int("--pkey", optarg, 0, 0xffff); break;
-		case O_PCAP: c.pcap = optarg; break;
 		case O_TIMEOUT: c.timeout_s = raw_parse_timeout(optarg); break;
 		}
 	}
-	if (!c.have_dst_ip)
+	if (!c.l.have_dst_ip)
 		raw_usage_error("--dst-ip is required");
 	if (c.qpn < 0)
 		raw_usage_error("--qpn is required");
-	if (!c.ifname && !(c.pcap && c.have_src_ip && c.have_src_mac && c.have_dst_mac))
+	if (!c.l.ifname && !(c.l.pcap && c.l.have_src_ip && c.l.have_src_mac && c.l.have_dst_mac))
 		raw_usage_error("--ifname is required (with --pcap it may be left out if "
 				"--src-ip, --src-mac and --dst-mac are all given)");
 	if (c.sport < 0)
@@ -145,8 +132,8 @@ static uint32_t build(uint8_t *f)
 	const char *err;
 
 	memset(f, 0, FRAME_LEN);
-	memcpy(f, c.dst_mac, 6);
-	memcpy(f + 6, c.src_mac, 6);
+	memcpy(f, c.l.dst_mac, 6);
+	memcpy(f + 6, c.l.src_mac, 6);
 	f[12] = 0x08;
 	f[13] = 0x00;
 
@@ -158,8 +145,8 @@ static uint32_t build(uint8_t *f)
 	ip[6] = 0x40;
 	ip[8] = 64;
 	ip[9] = 17;
-	memcpy(ip + 12, &c.src_ip, 4);
-	memcpy(ip + 16, &c.dst_ip, 4);
+	memcpy(ip + 12, &c.l.src_ip, 4);
+	memcpy(ip + 16, &c.l.dst_ip, 4);
 	cs = ip_csum(ip, IP_LEN);
 	ip[10] = cs >> 8;
 	ip[11] = cs & 0xff;
@@ -204,7 +191,7 @@ int main(int argc, char **argv)
 	long sent = 0;
 	const char *error = NULL;
 	uint32_t icrc;
-	int ifindex = 0, rc = 0;
+	int rc = 0;
 
 	raw_prog = "ft_cnp";
 	parse(argc, argv);
@@ -212,27 +199,9 @@ int main(int argc, char **argv)
 	t0 = raw_now();
 	deadline = c.timeout_s > 0 ? t0 + c.timeout_s : 0;
 
-	if (c.ifname) {
-		if (raw_if_lookup(c.ifname, &ifindex, c.have_src_mac ? NULL : c.src_mac))
-			return 1;
-		if (!c.have_src_ip && raw_if_ipv4(c.ifname, &c.src_ip)) {
-			fprintf(stderr, "%s: %s has no IPv4 address (%s); pass --src-ip\n",
-				raw_prog, c.ifname, strerror(errno));
-			return 1;
-		}
-		if (!c.have_dst_mac && raw_resolve_mac(c.ifname, c.dst_ip, c.dst_mac, deadline))
-			return 1;
-	}
-	icrc = build(frame);
-
-	if (raw_out_open(&out, c.pcap, c.ifname, ifindex, c.dst_mac, 0, CLOCK_MONOTONIC)) {
-		if (c.pcap)
-			fprintf(stderr, "%s: %s: %s\n", raw_prog, c.pcap, strerror(errno));
-		else
-			fprintf(stderr, "%s: AF_PACKET socket: %s%s\n", raw_prog, strerror(errno),
-				errno == EPERM ? " (needs CAP_NET_RAW)" : "");
+	if (raw_setup(&out, &c.l, RAW_IPV4, 0, CLOCK_MONOTONIC, deadline))
 		return 1;
-	}
+	icrc = build(frame);
 
 	struct timespec next;
 
@@ -256,17 +225,17 @@ int main(int argc, char **argv)
 	if (error)
 		fprintf(stderr, "%s: %s after %ld of %ld frames\n", raw_prog, error, sent, c.count);
 
-	raw_mac_str(c.src_mac, smac);
-	raw_mac_str(c.dst_mac, dmac);
-	inet_ntop(AF_INET, &c.src_ip, sip, sizeof(sip));
-	inet_ntop(AF_INET, &c.dst_ip, dip, sizeof(dip));
+	raw_mac_str(c.l.src_mac, smac);
+	raw_mac_str(c.l.dst_mac, dmac);
+	inet_ntop(AF_INET, &c.l.src_ip, sip, sizeof(sip));
+	inet_ntop(AF_INET, &c.l.dst_ip, dip, sizeof(dip));
 	printf("{\"prog\":\"ft_cnp\",\"sent\":%ld,\"count\":%ld,\"qpn\":%ld,\"bytes_per_frame\":%d,"
 	       "\"ifname\":\"%s\",\"src_mac\":\"%s\",\"dst_mac\":\"%s\",\"src_ip\":\"%s\","
 	       "\"dst_ip\":\"%s\",\"sport\":%ld,\"dscp\":%d,\"ecn\":%d,\"pkey\":%ld,"
 	       "\"icrc\":\"0x%08x\",\"pcap\":%s%s%s,\"elapsed_s\":%.6f,\"error\":%s%s%s}\n",
-	       sent, c.count, c.qpn, FRAME_LEN, c.ifname ? c.ifname : "", smac, dmac, sip, dip,
+	       sent, c.count, c.qpn, FRAME_LEN, c.l.ifname ? c.l.ifname : "", smac, dmac, sip, dip,
 	       c.sport, c.dscp, c.ecn, c.pkey, icrc,
-	       c.pcap ? "\"" : "", c.pcap ? c.pcap : "null", c.pcap ? "\"" : "",
+	       c.l.pcap ? "\"" : "", c.l.pcap ? c.l.pcap : "null", c.l.pcap ? "\"" : "",
 	       raw_now() - t0, error ? "\"" : "", error ? error : "null", error ? "\"" : "");
 	return rc;
 }

@@ -51,9 +51,8 @@ enum { BAD_NONE, BAD_OPCODE, BAD_VECTOR, BAD_DST };
 static const char *const bad_names[] = { "none", "opcode", "vector", "dst", NULL };
 
 static struct {
-	const char *ifname, *pcap;
-	uint8_t src_mac[6];
-	bool have_src_mac, have_prio, global;
+	struct raw_link l;
+	bool have_prio, global;
 	uint8_t prio_mask;
 	long quanta, count, interval_us;
 	int malformed;
@@ -104,28 +103,24 @@ static uint8_t parse_prios(const char *s)
 
 static void parse(int argc, char **argv)
 {
-	enum { O_IF = 256, O_SMAC, O_PRIO, O_QUANTA, O_GLOBAL, O_COUNT, O_INTERVAL,
-	       O_MALFORMED, O_PCAP, O_TIMEOUT };
+	enum { O_PRIO = RAW_O_PROG, O_QUANTA, O_GLOBAL, O_COUNT, O_INTERVAL, O_MALFORMED,
+	       O_TIMEOUT };
 	static const struct option opts[] = {
-		{ "ifname", required_argument, NULL, O_IF },
-		{ "src-mac", required_argument, NULL, O_SMAC },
+		RAW_LINK_OPTIONS,
 		{ "prio", required_argument, NULL, O_PRIO },
 		{ "quanta", required_argument, NULL, O_QUANTA },
 		{ "global", no_argument, NULL, O_GLOBAL },
 		{ "count", required_argument, NULL, O_COUNT },
 		{ "interval-us", required_argument, NULL, O_INTERVAL },
 		{ "malformed", required_argument, NULL, O_MALFORMED },
-		{ "pcap", required_argument, NULL, O_PCAP },
 		{ "timeout-s", required_argument, NULL, O_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	int o, i;
 
-	while ((o = raw_getopt(argc, argv, opts, usage)) != -1) {
+	while ((o = raw_getopt(argc, argv, opts, usage, &c.l)) != -1) {
 		switch (o) {
-		case O_IF: c.ifname = raw_parse_ifname(optarg); break;
-		case O_SMAC: raw_parse_mac("--src-mac", optarg, c.src_mac); c.have_src_mac = true; break;
 		case O_PRIO: c.prio_mask = parse_prios(optarg); c.have_prio = true; break;
 		case O_QUANTA: c.quanta = raw_parse_int("--quanta", optarg, 0, 65535); break;
 		case O_GLOBAL: c.global = true; break;
@@ -142,11 +137,10 @@ static void parse(int argc, char **argv)
 						optarg);
 			c.malformed = i;
 			break;
-		case O_PCAP: c.pcap = optarg; break;
 		case O_TIMEOUT: c.timeout_s = raw_parse_timeout(optarg); break;
 		}
 	}
-	if (!c.ifname && !(c.pcap && c.have_src_mac))
+	if (!c.l.ifname && !(c.l.pcap && c.l.have_src_mac))
 		raw_usage_error("--ifname is required (with --pcap it may be left out if "
 				"--src-mac is given)");
 	if (c.global && c.have_prio)
@@ -184,7 +178,7 @@ static unsigned int build(uint8_t *f, uint8_t dst[6], long *vec)
 	if (c.malformed == BAD_OPCODE)
 		opc = OPC_BAD;
 	memcpy(f, dst, 6);
-	memcpy(f + 6, c.src_mac, 6);
+	memcpy(f + 6, c.l.src_mac, 6);
 	put16(f + 12, ETH_P_MACCTL);
 	put16(f + 14, opc);
 	if (c.global) {
@@ -231,7 +225,7 @@ static void print_json(const char *error)
 	bool comma = false;
 	unsigned int p;
 
-	raw_mac_str(c.src_mac, smac);
+	raw_mac_str(c.l.src_mac, smac);
 	raw_mac_str(r.dst, dmac);
 	printf("{\"prog\":\"ft_pfc\",\"sent\":%ld,\"count\":%ld,\"prio\":[", r.sent, c.count);
 	for (p = 0; p < NPRIO; p++) {
@@ -249,8 +243,8 @@ static void print_json(const char *error)
 	printf("\"malformed\":%s%s%s,\"frame_len\":%d,\"ifname\":\"%s\",\"src_mac\":\"%s\","
 	       "\"dst_mac\":\"%s\",\"interval_us\":%ld,\"pcap\":%s%s%s,",
 	       c.malformed ? "\"" : "", c.malformed ? bad_names[c.malformed] : "null",
-	       c.malformed ? "\"" : "", FRAME_LEN, c.ifname ? c.ifname : "", smac, dmac,
-	       c.interval_us, c.pcap ? "\"" : "", c.pcap ? c.pcap : "null", c.pcap ? "\"" : "");
+	       c.malformed ? "\"" : "", FRAME_LEN, c.l.ifname ? c.l.ifname : "", smac, dmac,
+	       c.interval_us, c.l.pcap ? "\"" : "", c.l.pcap ? c.l.pcap : "null", c.l.pcap ? "\"" : "");
 	if (r.sent)
 		printf("\"first_ns\":%llu,\"last_ns\":%llu,", (unsigned long long)r.first_ns,
 		       (unsigned long long)r.last_ns);
@@ -261,50 +255,29 @@ static void print_json(const char *error)
 	       error ? error : "null", error ? "\"" : "");
 }
 
-/* A setup failure: the message on stderr, the JSON with its error. */
-static int setup_failed(const char *error, const char *what)
-{
-	fprintf(stderr, "%s: %s: %s%s\n", raw_prog, what, strerror(errno),
-		errno == EPERM ? " (needs CAP_NET_RAW)" : "");
-	print_json(error);
-	return 1;
-}
-
 int main(int argc, char **argv)
 {
 	struct raw_out out;
 	uint8_t frame[FRAME_LEN];
 	uint64_t deadline;
-	const char *error = NULL;
-	struct ifreq ifr;
-	int ifindex = 0, rc = 0, w;
-	char what[64];
+	const char *error;
+	int rc = 0, w;
 
 	raw_prog = "ft_pfc";
 	parse(argc, argv);
 	raw_signals_init();
 	r.t0 = clock_ns(CLOCK_MONOTONIC);
 	deadline = c.timeout_s > 0 ? r.t0 + (uint64_t)(c.timeout_s * 1e9) : 0;
+	/* the frame's destination, for the set-up; then the frame again, with
+	 * the interface's MAC as its source unless --src-mac gave one */
 	r.opc = build(frame, r.dst, &r.vec);
-
-	if (c.ifname) {
-		snprintf(what, sizeof(what), "interface '%s'", c.ifname);
-		if (raw_ifreq(c.ifname, SIOCGIFINDEX, &ifr))
-			return setup_failed("no such interface", what);
-		ifindex = ifr.ifr_ifindex;
-		if (!c.have_src_mac) {
-			if (raw_ifreq(c.ifname, SIOCGIFHWADDR, &ifr))
-				return setup_failed("no MAC address", what);
-			memcpy(c.src_mac, ifr.ifr_hwaddr.sa_data, 6);
-			r.opc = build(frame, r.dst, &r.vec);
-		}
+	memcpy(c.l.dst_mac, r.dst, 6);
+	error = raw_setup(&out, &c.l, 0, htons(ETH_P_MACCTL), CLOCK_REALTIME, 0);
+	if (error) {
+		print_json(error);
+		return 1;
 	}
-	if (raw_out_open(&out, c.pcap, c.ifname, ifindex, r.dst, htons(ETH_P_MACCTL),
-			 CLOCK_REALTIME)) {
-		if (c.pcap)
-			return setup_failed("cannot create the pcap file", c.pcap);
-		return setup_failed("cannot open an AF_PACKET socket", "AF_PACKET socket");
-	}
+	build(frame, r.dst, &r.vec);
 
 	/* frame i at t0 + i * interval, whatever the sleeps before it took */
 	r.t0 = clock_ns(CLOCK_MONOTONIC);

@@ -25,15 +25,13 @@
 static const char *const param_names[FT_NPARAMS] = { "--sends", "--size" };
 
 static struct {
-	const char *dev, *peer, *bind;
-	int ib_port, gid_index, tcp_port, rnr_retry, min_rnr_timer, tclass;
+	struct ft_pair_opts o;
+	int rnr_retry, min_rnr_timer;
 	long sends, size, recvs, window, post_after_ms;
-	double timeout_s;
-	bool server;
 } c = {
-	.dev = "rxe0", .ib_port = 1, .gid_index = 1, .tcp_port = DEFAULT_PORT,
+	.o = FT_PAIR_OPTS(DEFAULT_PORT),
 	.rnr_retry = -1, .min_rnr_timer = -1, .sends = 10, .size = 64, .recvs = -1,
-	.window = 0, .post_after_ms = -1, .timeout_s = 60,
+	.window = 0, .post_after_ms = -1,
 };
 
 static void usage(void)
@@ -63,67 +61,42 @@ static void usage(void)
 	       ft_prog, ft_prog, DEFAULT_PORT);
 }
 
+enum { O_SENDS = FT_O_PROG, O_SIZE, O_RECVS, O_POST, O_MINRNR, O_RNRRETRY, O_WINDOW };
+
+static void option(int o, const char *arg)
+{
+	switch (o) {
+	case O_SENDS: c.sends = ft_parse_int("--sends", arg, 1, 4096); break;
+	case O_SIZE: c.size = ft_parse_int("--size", arg, 0, 1 << 24); break;
+	case O_RECVS: c.recvs = ft_parse_int("--recvs", arg, 0, 4096); break;
+	case O_POST: c.post_after_ms = ft_parse_int("--post-recv-after", arg, 0, 3600000); break;
+	case O_MINRNR: c.min_rnr_timer = ft_parse_int("--min-rnr-timer", arg, 0, 31); break;
+	case O_RNRRETRY: c.rnr_retry = ft_parse_int("--rnr-retry", arg, 0, 7); break;
+	case O_WINDOW: c.window = ft_parse_int("--window", arg, 1, 4096); break;
+	}
+}
+
 static void parse(int argc, char **argv)
 {
-	enum { O_SERVER = 256, O_PEER, O_BIND, O_SENDS, O_SIZE, O_TCLASS, O_TIMEOUT,
-	       O_RECVS, O_POST, O_MINRNR, O_RNRRETRY, O_WINDOW };
 	static const struct option opts[] = {
-		{ "server", no_argument, NULL, O_SERVER },
-		{ "peer", required_argument, NULL, O_PEER },
-		{ "bind", required_argument, NULL, O_BIND },
-		{ "device", required_argument, NULL, 'd' },
-		{ "ib-port", required_argument, NULL, 'i' },
-		{ "gid-index", required_argument, NULL, 'g' },
-		{ "port", required_argument, NULL, 'p' },
 		{ "sends", required_argument, NULL, O_SENDS },
 		{ "size", required_argument, NULL, O_SIZE },
-		{ "tclass", required_argument, NULL, O_TCLASS },
-		{ "timeout-s", required_argument, NULL, O_TIMEOUT },
 		{ "recvs", required_argument, NULL, O_RECVS },
 		{ "post-recv-after", required_argument, NULL, O_POST },
 		{ "min-rnr-timer", required_argument, NULL, O_MINRNR },
 		{ "rnr-retry", required_argument, NULL, O_RNRRETRY },
 		{ "window", required_argument, NULL, O_WINDOW },
-		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	int o;
 
-	while ((o = getopt_long(argc, argv, "d:i:g:p:h", opts, NULL)) != -1) {
-		switch (o) {
-		case O_SERVER: c.server = true; break;
-		case O_PEER: ft_check_ipv4("--peer", optarg); c.peer = optarg; break;
-		case O_BIND: ft_check_ipv4("--bind", optarg); c.bind = optarg; break;
-		case 'd': c.dev = optarg; break;
-		case 'i': c.ib_port = ft_parse_int("--ib-port", optarg, 1, 255); break;
-		case 'g': c.gid_index = ft_parse_int("--gid-index", optarg, 0, 255); break;
-		case 'p': c.tcp_port = ft_parse_int("--port", optarg, 1, 65535); break;
-		case O_SENDS: c.sends = ft_parse_int("--sends", optarg, 1, 4096); break;
-		case O_SIZE: c.size = ft_parse_int("--size", optarg, 0, 1 << 24); break;
-		case O_TCLASS: c.tclass = ft_parse_int("--tclass", optarg, 0, 255); break;
-		case O_TIMEOUT: c.timeout_s = ft_parse_double("--timeout-s", optarg, 0, 1e6); break;
-		case O_RECVS: c.recvs = ft_parse_int("--recvs", optarg, 0, 4096); break;
-		case O_POST:
-			c.post_after_ms = ft_parse_int("--post-recv-after", optarg, 0, 3600000);
-			break;
-		case O_MINRNR: c.min_rnr_timer = ft_parse_int("--min-rnr-timer", optarg, 0, 31); break;
-		case O_RNRRETRY: c.rnr_retry = ft_parse_int("--rnr-retry", optarg, 0, 7); break;
-		case O_WINDOW: c.window = ft_parse_int("--window", optarg, 1, 4096); break;
-		case 'h': usage(); exit(0);
-		default: fprintf(stderr, "Try '%s --help'.\n", ft_prog); exit(FT_EXIT_USAGE);
-		}
-	}
-	if (optind < argc)
-		ft_usage_error("unexpected argument '%s'", argv[optind]);
-	if (c.server == !!c.peer)
-		ft_usage_error("give exactly one of --server and --peer IP");
-	if (c.server) {
+	ft_pair_parse(&c.o, argc, argv, opts, option, usage);
+	if (c.o.server) {
 		if (c.rnr_retry >= 0 || c.window)
 			ft_usage_error("--rnr-retry and --window are client options");
 		if (c.recvs > c.sends)
 			ft_usage_error("--recvs %ld > --sends %ld", c.recvs, c.sends);
 	} else {
-		if (c.bind || c.recvs >= 0 || c.post_after_ms >= 0 || c.min_rnr_timer >= 0)
+		if (c.o.bind || c.recvs >= 0 || c.post_after_ms >= 0 || c.min_rnr_timer >= 0)
 			ft_usage_error("--bind, --recvs, --post-recv-after and --min-rnr-timer "
 				       "are server options");
 	}
@@ -280,101 +253,65 @@ static int server_run(void)
 	}
 }
 
-static void print_json(const char *error)
+/* The JSON's fields of this program (ft_pair_main prints the rest). */
+static void json_fields(struct ft_json *j)
 {
-	struct ft_json j;
 	unsigned int i;
 
-	fj_begin(&j, stdout);
-	fj_str(&j, "prog", "ft_rnr");
-	fj_str(&j, "role", c.server ? "server" : "client");
-	fj_i64(&j, "pid", getpid());
-	fj_u64(&j, "qpn", p.qpn);
-	fj_u64(&j, "remote_qpn", p.remote.qpn ? p.remote.qpn[0] : 0);
-	fj_u64(&j, "sq_psn", p.sq_psn);
-	fj_u64(&j, "rq_psn", p.remote.psn ? p.remote.psn[0] : 0);
-	fj_i64(&j, "sends", c.sends);
-	fj_i64(&j, "size", c.size);
-	if (c.server) {
-		fj_i64(&j, "min_rnr_timer", c.min_rnr_timer);
-		fj_i64(&j, "recvs_posted", recvs_posted);
-		fj_i64(&j, "recv_completed_ok", ok_count);
-		fj_dbl(&j, "posted_late_s", posted_late_s);
+	fj_i64(j, "sends", c.sends);
+	fj_i64(j, "size", c.size);
+	if (c.o.server) {
+		fj_i64(j, "min_rnr_timer", c.min_rnr_timer);
+		fj_i64(j, "recvs_posted", recvs_posted);
+		fj_i64(j, "recv_completed_ok", ok_count);
+		fj_dbl(j, "posted_late_s", posted_late_s);
 	} else {
-		fj_i64(&j, "rnr_retry", c.rnr_retry);
-		fj_i64(&j, "window", c.window);
-		fj_i64(&j, "posted", posted);
-		fj_i64(&j, "completed_ok", ok_count);
-		fj_u64(&j, "rnr_retry_exceeded", status_count[IBV_WC_RNR_RETRY_EXC_ERR]);
-		fj_u64(&j, "flushed", status_count[IBV_WC_WR_FLUSH_ERR]);
+		fj_i64(j, "rnr_retry", c.rnr_retry);
+		fj_i64(j, "window", c.window);
+		fj_i64(j, "posted", posted);
+		fj_i64(j, "completed_ok", ok_count);
+		fj_u64(j, "rnr_retry_exceeded", status_count[IBV_WC_RNR_RETRY_EXC_ERR]);
+		fj_u64(j, "flushed", status_count[IBV_WC_WR_FLUSH_ERR]);
 	}
-	fj_i64(&j, "completions", completed);
-	fj_obj(&j, "statuses");
+	fj_i64(j, "completions", completed);
+	fj_obj(j, "statuses");
 	for (i = 0; i < sizeof(status_count) / sizeof(status_count[0]); i++)
 		if (status_count[i])
-			fj_u64(&j, ft_wc_status_name(i), status_count[i]);
-	fj_close_obj(&j);
+			fj_u64(j, ft_wc_status_name(i), status_count[i]);
+	fj_close_obj(j);
 	if (first_err_s >= 0)
-		fj_str(&j, "first_error", ft_wc_status_name(first_err));
+		fj_str(j, "first_error", ft_wc_status_name(first_err));
 	else
-		fj_null(&j, "first_error");
-	fj_dbl(&j, "first_error_s", first_err_s);
-	fj_dbl(&j, "last_ok_s", last_ok_s);
-	fj_str(&j, "qp_state", ft_qp_state_str(ft_qp_state(p.qp)));
-	fj_dbl(&j, "elapsed_s", ft_now() - t0);
-	if (error)
-		fj_str(&j, "error", error);
-	else
-		fj_null(&j, "error");
-	fj_end(&j);
+		fj_null(j, "first_error");
+	fj_dbl(j, "first_error_s", first_err_s);
+	fj_dbl(j, "last_ok_s", last_ok_s);
+}
+
+/* The server's first receives: posted before the client may send. */
+static int ready(void)
+{
+	return c.o.server ? post_recvs(c.recvs) : 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct ft_pair_cfg cfg;
-	int rc;
 
 	ft_prog = "ft_rnr";
 	parse(argc, argv);
 	ft_signals_init();
-	ft_deadline_init(c.timeout_s);
+	ft_deadline_init(c.o.timeout_s);
 	t0 = ft_now();
 
 	cfg = (struct ft_pair_cfg){
-		.dev = c.dev, .peer = c.peer, .bind = c.bind, .ib_port = c.ib_port,
-		.gid_index = c.gid_index, .tcp_port = c.tcp_port, .prog = FT_PROG_RNR,
+		.o = c.o, .prog = FT_PROG_RNR,
 		.params = { c.sends, c.size }, .param_names = param_names,
 		.max_send_wr = c.sends, .max_recv_wr = c.sends, .buflen = c.size,
-		.tclass = c.tclass, .min_rnr_timer = c.min_rnr_timer,
+		.min_rnr_timer = c.min_rnr_timer,
 		.qp = {
 			.timeout = 14, .retry_cnt = 7, .rnr_retry = c.rnr_retry,
 			.max_rd_atomic = 1, .max_dest_rd_atomic = 1,
 		},
 	};
-	if (ft_pair_setup(&p, &cfg)) {
-		rc = ft_should_stop();
-		ft_pair_destroy(&p);
-		return rc ? rc : FT_EXIT_FAIL;
-	}
-	if (c.server && post_recvs(c.recvs)) {
-		ft_pair_destroy(&p);
-		return FT_EXIT_FAIL;
-	}
-	if (ft_sync(p.tcp, 'R')) {
-		rc = ft_should_stop();
-		ft_pair_destroy(&p);
-		return rc ? rc : FT_EXIT_FAIL;
-	}
-	t0 = ft_now();
-	if (c.server) {
-		rc = server_run();
-	} else {
-		rc = client_run();
-		if (!rc && ft_sync(p.tcp, 'D'))
-			rc = ft_should_stop() ? ft_should_stop() : FT_EXIT_FAIL;
-	}
-	print_json(rc == FT_EXIT_TIMEOUT ? "timed out" : !rc ? NULL :
-		   ft_signal ? "interrupted" : "failed (see stderr)");
-	ft_pair_destroy(&p);
-	return rc;
+	return ft_pair_main(&p, &cfg, &t0, ready, server_run, client_run, json_fields);
 }

@@ -32,15 +32,14 @@
 static const char *const param_names[FT_NPARAMS] = { "--size" };
 
 static struct {
-	const char *dev, *peer, *bind;
-	int ib_port, gid_index, tcp_port, timeout, retry_cnt, tclass;
+	struct ft_pair_opts o;
+	int timeout, retry_cnt;
 	long size, depth;
-	double seconds, timeout_s;
-	bool server, drain;
+	double seconds;
+	bool drain;
 } c = {
-	.dev = "rxe0", .ib_port = 1, .gid_index = 1, .tcp_port = DEFAULT_PORT,
+	.o = FT_PAIR_OPTS(DEFAULT_PORT),
 	.timeout = -1, .retry_cnt = -1, .size = 4096, .depth = 0, .seconds = -1,
-	.timeout_s = 60,
 };
 
 static void usage(void)
@@ -69,64 +68,39 @@ static void usage(void)
 	       ft_prog, ft_prog, DEFAULT_PORT);
 }
 
+enum { O_SIZE = FT_O_PROG, O_TIMEOUT, O_RETRY, O_SECONDS, O_DEPTH, O_DRAIN };
+
+static void option(int o, const char *arg)
+{
+	switch (o) {
+	case O_SIZE: c.size = ft_parse_int("--size", arg, 0, 1 << 24); break;
+	case O_TIMEOUT: c.timeout = ft_parse_int("--timeout", arg, 0, 31); break;
+	case O_RETRY: c.retry_cnt = ft_parse_int("--retry-cnt", arg, 0, 7); break;
+	case O_SECONDS: c.seconds = ft_parse_double("--seconds", arg, 0, 1e6); break;
+	case O_DEPTH: c.depth = ft_parse_int("--depth", arg, 1, 1024); break;
+	case O_DRAIN: c.drain = true; break;
+	}
+}
+
 static void parse(int argc, char **argv)
 {
-	enum { O_SERVER = 256, O_PEER, O_BIND, O_SIZE, O_TCLASS, O_TIMEOUT_S, O_TIMEOUT,
-	       O_RETRY, O_SECONDS, O_DEPTH, O_DRAIN };
 	static const struct option opts[] = {
-		{ "server", no_argument, NULL, O_SERVER },
-		{ "peer", required_argument, NULL, O_PEER },
-		{ "bind", required_argument, NULL, O_BIND },
-		{ "device", required_argument, NULL, 'd' },
-		{ "ib-port", required_argument, NULL, 'i' },
-		{ "gid-index", required_argument, NULL, 'g' },
-		{ "port", required_argument, NULL, 'p' },
 		{ "size", required_argument, NULL, O_SIZE },
-		{ "tclass", required_argument, NULL, O_TCLASS },
-		{ "timeout-s", required_argument, NULL, O_TIMEOUT_S },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "retry-cnt", required_argument, NULL, O_RETRY },
 		{ "seconds", required_argument, NULL, O_SECONDS },
 		{ "depth", required_argument, NULL, O_DEPTH },
 		{ "drain", no_argument, NULL, O_DRAIN },
-		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	int o;
 
-	while ((o = getopt_long(argc, argv, "d:i:g:p:h", opts, NULL)) != -1) {
-		switch (o) {
-		case O_SERVER: c.server = true; break;
-		case O_PEER: ft_check_ipv4("--peer", optarg); c.peer = optarg; break;
-		case O_BIND: ft_check_ipv4("--bind", optarg); c.bind = optarg; break;
-		case 'd': c.dev = optarg; break;
-		case 'i': c.ib_port = ft_parse_int("--ib-port", optarg, 1, 255); break;
-		case 'g': c.gid_index = ft_parse_int("--gid-index", optarg, 0, 255); break;
-		case 'p': c.tcp_port = ft_parse_int("--port", optarg, 1, 65535); break;
-		case O_SIZE: c.size = ft_parse_int("--size", optarg, 0, 1 << 24); break;
-		case O_TCLASS: c.tclass = ft_parse_int("--tclass", optarg, 0, 255); break;
-		case O_TIMEOUT_S:
-			c.timeout_s = ft_parse_double("--timeout-s", optarg, 0, 1e6);
-			break;
-		case O_TIMEOUT: c.timeout = ft_parse_int("--timeout", optarg, 0, 31); break;
-		case O_RETRY: c.retry_cnt = ft_parse_int("--retry-cnt", optarg, 0, 7); break;
-		case O_SECONDS: c.seconds = ft_parse_double("--seconds", optarg, 0, 1e6); break;
-		case O_DEPTH: c.depth = ft_parse_int("--depth", optarg, 1, 1024); break;
-		case O_DRAIN: c.drain = true; break;
-		case 'h': usage(); exit(0);
-		default: fprintf(stderr, "Try '%s --help'.\n", ft_prog); exit(FT_EXIT_USAGE);
-		}
-	}
-	if (optind < argc)
-		ft_usage_error("unexpected argument '%s'", argv[optind]);
-	if (c.server == !!c.peer)
-		ft_usage_error("give exactly one of --server and --peer IP");
-	if (c.server && (c.timeout >= 0 || c.retry_cnt >= 0 || c.seconds >= 0 || c.depth ||
+	ft_pair_parse(&c.o, argc, argv, opts, option, usage);
+	if (c.o.server && (c.timeout >= 0 || c.retry_cnt >= 0 || c.seconds >= 0 || c.depth ||
 			 c.drain))
 		ft_usage_error("--timeout, --retry-cnt, --seconds, --depth and --drain are client options");
 	if (c.drain && (c.seconds >= 0 || c.depth))
 		ft_usage_error("--drain posts one write: no --seconds or --depth");
-	if (!c.server && c.bind)
+	if (!c.o.server && c.o.bind)
 		ft_usage_error("--bind is a server option");
 	if (c.timeout < 0)
 		c.timeout = 14;
@@ -135,14 +109,14 @@ static void parse(int argc, char **argv)
 	if (c.seconds < 0) {
 		/* Default: 10 s, but always inside the deadline. */
 		c.seconds = 10;
-		if (c.timeout_s && c.seconds >= c.timeout_s)
-			c.seconds = c.timeout_s / 2;
+		if (c.o.timeout_s && c.seconds >= c.o.timeout_s)
+			c.seconds = c.o.timeout_s / 2;
 	}
 	if (!c.depth)
 		c.depth = 4;
-	if (!c.server && c.timeout_s && c.seconds >= c.timeout_s)
+	if (!c.o.server && c.o.timeout_s && c.seconds >= c.o.timeout_s)
 		ft_usage_error("--seconds %g must be shorter than --timeout-s %g",
-			       c.seconds, c.timeout_s);
+			       c.seconds, c.o.timeout_s);
 }
 
 static struct ft_pair p;
@@ -275,85 +249,51 @@ static int server_run(void)
 	}
 }
 
-static void print_json(const char *error)
+/* The JSON's fields of this program (ft_pair_main prints the rest). */
+static void json_fields(struct ft_json *j)
 {
-	struct ft_json j;
-
-	fj_begin(&j, stdout);
-	fj_str(&j, "prog", "ft_timeout");
-	fj_str(&j, "role", c.server ? "server" : "client");
-	fj_i64(&j, "pid", getpid());
-	fj_u64(&j, "qpn", p.qpn);
-	fj_u64(&j, "remote_qpn", p.remote.qpn ? p.remote.qpn[0] : 0);
-	fj_u64(&j, "sq_psn", p.sq_psn);
-	fj_u64(&j, "rq_psn", p.remote.psn ? p.remote.psn[0] : 0);
-	fj_i64(&j, "size", c.size);
-	if (!c.server) {
-		fj_i64(&j, "timeout", c.timeout);
-		fj_dbl(&j, "ack_timeout_s", ft_ack_timeout_s(c.timeout));
-		fj_i64(&j, "retry_cnt", c.retry_cnt);
-		fj_i64(&j, "depth", c.depth);
-		fj_bool(&j, "drain", c.drain);
-		fj_i64(&j, "posted", posted);
-		fj_i64(&j, "completed_ok", ok_count);
-		fj_u64(&j, "bytes", (uint64_t)ok_count * c.size);
-		fj_i64(&j, "flushed", flushed);
+	fj_i64(j, "size", c.size);
+	if (!c.o.server) {
+		fj_i64(j, "timeout", c.timeout);
+		fj_dbl(j, "ack_timeout_s", ft_ack_timeout_s(c.timeout));
+		fj_i64(j, "retry_cnt", c.retry_cnt);
+		fj_i64(j, "depth", c.depth);
+		fj_bool(j, "drain", c.drain);
+		fj_i64(j, "posted", posted);
+		fj_i64(j, "completed_ok", ok_count);
+		fj_u64(j, "bytes", (uint64_t)ok_count * c.size);
+		fj_i64(j, "flushed", flushed);
 		if (first_err_s >= 0) {
-			fj_str(&j, "first_error", ft_wc_status_name(first_err));
-			fj_i64(&j, "first_error_code", first_err);
+			fj_str(j, "first_error", ft_wc_status_name(first_err));
+			fj_i64(j, "first_error_code", first_err);
 		} else {
-			fj_null(&j, "first_error");
-			fj_null(&j, "first_error_code");
+			fj_null(j, "first_error");
+			fj_null(j, "first_error_code");
 		}
-		fj_dbl(&j, "first_error_s", first_err_s);
-		fj_dbl(&j, "last_ok_s", last_ok_s);
+		fj_dbl(j, "first_error_s", first_err_s);
+		fj_dbl(j, "last_ok_s", last_ok_s);
 	}
-	fj_str(&j, "qp_state", ft_qp_state_str(ft_qp_state(p.qp)));
-	fj_dbl(&j, "elapsed_s", ft_now() - t0);
-	if (error)
-		fj_str(&j, "error", error);
-	else
-		fj_null(&j, "error");
-	fj_end(&j);
 }
 
 int main(int argc, char **argv)
 {
 	struct ft_pair_cfg cfg;
-	int rc;
 
 	ft_prog = "ft_timeout";
 	parse(argc, argv);
 	ft_signals_init();
-	ft_deadline_init(c.timeout_s);
+	ft_deadline_init(c.o.timeout_s);
 	t0 = ft_now();
 
 	cfg = (struct ft_pair_cfg){
-		.dev = c.dev, .peer = c.peer, .bind = c.bind, .ib_port = c.ib_port,
-		.gid_index = c.gid_index, .tcp_port = c.tcp_port, .prog = FT_PROG_TIMEOUT,
+		.o = c.o, .prog = FT_PROG_TIMEOUT,
 		.params = { c.size }, .param_names = param_names,
-		.max_send_wr = c.server ? 1 : c.depth, .max_recv_wr = 1, .buflen = c.size,
-		.tclass = c.tclass, .min_rnr_timer = 12,
+		.max_send_wr = c.o.server ? 1 : c.depth, .max_recv_wr = 1, .buflen = c.size,
+		.min_rnr_timer = 12,
 		.qp = {
 			.timeout = c.timeout, .retry_cnt = c.retry_cnt, .rnr_retry = 7,
 			.max_rd_atomic = 1, .max_dest_rd_atomic = 1,
 		},
 	};
-	if (ft_pair_setup(&p, &cfg) || ft_sync(p.tcp, 'R')) {
-		rc = ft_should_stop();
-		ft_pair_destroy(&p);
-		return rc ? rc : FT_EXIT_FAIL;
-	}
-	t0 = ft_now();
-	if (c.server) {
-		rc = server_run();
-	} else {
-		rc = client_run();
-		if (!rc && ft_sync(p.tcp, 'D'))
-			rc = ft_should_stop() ? ft_should_stop() : FT_EXIT_FAIL;
-	}
-	print_json(rc == FT_EXIT_TIMEOUT ? "timed out" : !rc ? NULL :
-		   ft_signal ? "interrupted" : "failed (see stderr)");
-	ft_pair_destroy(&p);
-	return rc;
+	return ft_pair_main(&p, &cfg, &t0, NULL, server_run, client_run, json_fields);
 }

@@ -53,11 +53,10 @@ static const char *const nak_names[FT_NAK_MAX] = {
 };
 
 static struct {
-	const char *ifname, *pcap, *only;
-	struct in_addr src_ip, dst_ip;
+	struct raw_link l;
+	const char *only;
 	uint8_t src_ip6[16], dst_ip6[16];
-	uint8_t src_mac[6], dst_mac[6];
-	bool have_src_ip, have_dst_ip, have_src_mac, have_dst_mac, have_dst_ip6;
+	bool have_dst_ip6;
 	bool check, no_ipv6, vlan0_reaches;
 	long count, rate;
 	uint64_t seed;
@@ -210,8 +209,8 @@ static void build(struct frame *f, const struct spec *s)
 
 	memset(f, 0, sizeof(*f));
 	f->live = -1;
-	memcpy(p, c.dst_mac, 6);
-	memcpy(p + 6, c.src_mac, 6);
+	memcpy(p, c.l.dst_mac, 6);
+	memcpy(p + 6, c.l.src_mac, 6);
 	if (s->vlan) {
 		put16(p + 12, 0x8100);
 		put16(p + 14, s->vid);
@@ -233,8 +232,8 @@ static void build(struct frame *f, const struct spec *s)
 		ip[6] = 0x40;			/* DF */
 		ip[8] = 64;
 		ip[9] = 17;
-		memcpy(ip + 12, &c.src_ip, 4);
-		memcpy(ip + 16, &c.dst_ip, 4);
+		memcpy(ip + 12, &c.l.src_ip, 4);
+		memcpy(ip + 16, &c.l.dst_ip, 4);
 		for (i = 20; i < iphl; i++)
 			ip[i] = 1;		/* NOP options */
 		ip4_csum(ip);
@@ -1119,14 +1118,11 @@ static void parse_live(const char *s)
 
 static void parse(int argc, char **argv)
 {
-	enum { O_IF = 256, O_DIP, O_DMAC, O_SIP, O_SMAC, O_DIP6, O_SIP6, O_LIVE, O_V0,
-	       O_SEED, O_COUNT, O_RATE, O_ONLY, O_PCAP, O_CHECK, O_TIMEOUT };
+	enum { O_DIP6 = RAW_O_PROG, O_SIP6, O_LIVE, O_V0, O_SEED, O_COUNT, O_RATE, O_ONLY,
+	       O_CHECK, O_TIMEOUT };
 	static const struct option opts[] = {
-		{ "ifname", required_argument, NULL, O_IF },
-		{ "dst-ip", required_argument, NULL, O_DIP },
-		{ "dst-mac", required_argument, NULL, O_DMAC },
-		{ "src-ip", required_argument, NULL, O_SIP },
-		{ "src-mac", required_argument, NULL, O_SMAC },
+		RAW_LINK_OPTIONS,
+		RAW_IPV4_OPTIONS,
 		{ "dst-ip6", required_argument, NULL, O_DIP6 },
 		{ "src-ip6", required_argument, NULL, O_SIP6 },
 		{ "live-qpn", required_argument, NULL, O_LIVE },
@@ -1135,7 +1131,6 @@ static void parse(int argc, char **argv)
 		{ "count", required_argument, NULL, O_COUNT },
 		{ "rate", required_argument, NULL, O_RATE },
 		{ "only", required_argument, NULL, O_ONLY },
-		{ "pcap", required_argument, NULL, O_PCAP },
 		{ "check", no_argument, NULL, O_CHECK },
 		{ "timeout-s", required_argument, NULL, O_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
@@ -1145,11 +1140,8 @@ static void parse(int argc, char **argv)
 	size_t k;
 	int o;
 
-	while ((o = raw_getopt(argc, argv, opts, usage)) != -1) {
+	while ((o = raw_getopt(argc, argv, opts, usage, &c.l)) != -1) {
 		switch (o) {
-		case O_IF: c.ifname = raw_parse_ifname(optarg); break;
-		case O_DIP: raw_parse_ip("--dst-ip", optarg, &c.dst_ip); c.have_dst_ip = true; break;
-		case O_SIP: raw_parse_ip("--src-ip", optarg, &c.src_ip); c.have_src_ip = true; break;
 		case O_DIP6:
 			if (inet_pton(AF_INET6, optarg, c.dst_ip6) != 1)
 				raw_usage_error("--dst-ip6: '%s' is not an IPv6 address", optarg);
@@ -1160,8 +1152,6 @@ static void parse(int argc, char **argv)
 				raw_usage_error("--src-ip6: '%s' is not an IPv6 address", optarg);
 			have_sip6 = true;
 			break;
-		case O_DMAC: raw_parse_mac("--dst-mac", optarg, c.dst_mac); c.have_dst_mac = true; break;
-		case O_SMAC: raw_parse_mac("--src-mac", optarg, c.src_mac); c.have_src_mac = true; break;
 		case O_LIVE: parse_live(optarg); break;
 		case O_V0: c.vlan0_reaches = true; break;
 		case O_SEED: c.seed = parse_u("--seed", optarg, ~0ull); break;
@@ -1174,14 +1164,13 @@ static void parse(int argc, char **argv)
 				raw_usage_error("--only: no category '%s'", optarg);
 			c.only = optarg;
 			break;
-		case O_PCAP: c.pcap = optarg; break;
 		case O_CHECK: c.check = true; break;
 		case O_TIMEOUT: c.timeout_s = raw_parse_timeout(optarg); break;
 		}
 	}
-	if (!c.have_dst_ip)
+	if (!c.l.have_dst_ip)
 		raw_usage_error("--dst-ip is required");
-	if (!c.ifname && !c.pcap && !c.check)
+	if (!c.l.ifname && !c.l.pcap && !c.check)
 		raw_usage_error("--ifname is required (or --pcap / --check)");
 	if (!c.have_dst_ip6) {
 		inet_pton(AF_INET6, "fe80::1", c.dst_ip6);
@@ -1202,8 +1191,8 @@ static int emit(const struct frame *f)
 	/* a full device queue is back-pressure, not failure */
 	while ((w = raw_out_send(&out, f->b, f->len)) > 0 && !raw_stop)
 		usleep(200);
-	if (w && !c.pcap)
-		fprintf(stderr, "%s: sendto %s (%d bytes): %s\n", raw_prog, c.ifname, f->len,
+	if (w && !c.l.pcap)
+		fprintf(stderr, "%s: sendto %s (%d bytes): %s\n", raw_prog, c.l.ifname, f->len,
 			strerror(errno));
 	return w ? -1 : 0;
 }
@@ -1221,7 +1210,7 @@ int main(int argc, char **argv)
 {
 	uint64_t tot[F_MAX] = { 0 }, accept = 0, frames = 0, i, cum, pick;
 	uint64_t idx[NCATS] = { 0 };
-	int wsum = 0, rc = 0, li, k, ifindex = 0;
+	int wsum = 0, rc = 0, li, k;
 	const char *error = NULL;
 	struct timespec next;
 	double t0, deadline;
@@ -1235,25 +1224,8 @@ int main(int argc, char **argv)
 	t0 = raw_now();
 	deadline = c.timeout_s > 0 ? t0 + c.timeout_s : 0;
 
-	if (c.ifname) {
-		if (raw_if_lookup(c.ifname, &ifindex, c.have_src_mac ? NULL : c.src_mac))
-			return 1;
-		if (!c.have_src_ip && raw_if_ipv4(c.ifname, &c.src_ip)) {
-			fprintf(stderr, "%s: %s has no IPv4 address; pass --src-ip\n", raw_prog,
-				c.ifname);
-			return 1;
-		}
-		if (!c.have_dst_mac && !c.pcap &&
-		    raw_resolve_mac(c.ifname, c.dst_ip, c.dst_mac, 0))
-			return 1;
-	}
-	if (raw_out_open(&out, c.pcap, c.ifname, ifindex, c.dst_mac, 0, CLOCK_MONOTONIC)) {
-		if (c.pcap)
-			fprintf(stderr, "%s: %s: %s\n", raw_prog, c.pcap, strerror(errno));
-		else
-			fprintf(stderr, "%s: AF_PACKET socket: %s\n", raw_prog, strerror(errno));
+	if (raw_setup(&out, &c.l, RAW_IPV4, 0, CLOCK_MONOTONIC, deadline))
 		return 1;
-	}
 
 	for (n = 0; n < NCATS; n++)
 		if (!c.only || !strcmp(c.only, cats[n].name))

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* What ft_cnp, ft_pfc and ft_wirefuzz share: options, interface, AF_PACKET socket or pcap. */
+/* What ft_cnp, ft_pfc and ft_wirefuzz share: options, the AF_PACKET set-up, socket or pcap. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -54,23 +54,45 @@ void raw_usage_error(const char *fmt, ...)
 	exit(2);
 }
 
-int raw_getopt(int argc, char **argv, const struct option *opts, void (*usage)(void))
+int raw_getopt(int argc, char **argv, const struct option *opts, void (*usage)(void),
+	       struct raw_link *l)
 {
-	int o = getopt_long(argc, argv, "h", opts, NULL);
+	int o;
 
-	switch (o) {
-	case 'h':
-		usage();
-		exit(0);
-	case '?':
-		/* getopt_long() has said what is wrong with it */
-		fprintf(stderr, "Try '%s --help'.\n", raw_prog);
-		exit(2);
-	case -1:
-		if (optind < argc)
-			raw_usage_error("unexpected argument '%s'", argv[optind]);
+	for (;;) {
+		o = getopt_long(argc, argv, "h", opts, NULL);
+		switch (o) {
+		case RAW_O_IF: l->ifname = raw_parse_ifname(optarg); continue;
+		case RAW_O_SMAC:
+			raw_parse_mac("--src-mac", optarg, l->src_mac);
+			l->have_src_mac = true;
+			continue;
+		case RAW_O_PCAP: l->pcap = optarg; continue;
+		case RAW_O_SIP:
+			raw_parse_ip("--src-ip", optarg, &l->src_ip);
+			l->have_src_ip = true;
+			continue;
+		case RAW_O_DIP:
+			raw_parse_ip("--dst-ip", optarg, &l->dst_ip);
+			l->have_dst_ip = true;
+			continue;
+		case RAW_O_DMAC:
+			raw_parse_mac("--dst-mac", optarg, l->dst_mac);
+			l->have_dst_mac = true;
+			continue;
+		case 'h':
+			usage();
+			exit(0);
+		case '?':
+			/* getopt_long() has said what is wrong with it */
+			fprintf(stderr, "Try '%s --help'.\n", raw_prog);
+			exit(2);
+		case -1:
+			if (optind < argc)
+				raw_usage_error("unexpected argument '%s'", argv[optind]);
+		}
+		return o;
 	}
-	return o;
 }
 
 long raw_parse_int(const char *opt, const char *s, long min, long max)
@@ -131,7 +153,8 @@ double raw_parse_timeout(const char *s)
 
 /* ---- the interface ---- */
 
-int raw_ifreq(const char *ifname, unsigned long req, struct ifreq *ifr)
+/* One SIOC* request about IFNAME; -1 with errno set on failure. */
+static int ifreq(const char *ifname, unsigned long req, struct ifreq *ifr)
 {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret;
 
@@ -144,30 +167,12 @@ int raw_ifreq(const char *ifname, unsigned long req, struct ifreq *ifr)
 	return ret;
 }
 
-int raw_if_lookup(const char *ifname, int *index, uint8_t *mac)
+/* IFNAME's IPv4 address; -1 with errno set. */
+static int if_ipv4(const char *ifname, struct in_addr *a)
 {
 	struct ifreq ifr;
 
-	if (raw_ifreq(ifname, SIOCGIFINDEX, &ifr)) {
-		fprintf(stderr, "%s: interface '%s': %s\n", raw_prog, ifname, strerror(errno));
-		return -1;
-	}
-	*index = ifr.ifr_ifindex;
-	if (!mac)
-		return 0;
-	if (raw_ifreq(ifname, SIOCGIFHWADDR, &ifr)) {
-		fprintf(stderr, "%s: MAC of %s: %s\n", raw_prog, ifname, strerror(errno));
-		return -1;
-	}
-	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
-	return 0;
-}
-
-int raw_if_ipv4(const char *ifname, struct in_addr *a)
-{
-	struct ifreq ifr;
-
-	if (raw_ifreq(ifname, SIOCGIFADDR, &ifr))
+	if (ifreq(ifname, SIOCGIFADDR, &ifr))
 		return -1;
 	*a = ((struct sockaddr_in *)&ifr.ifr_addr)->sin_addr;
 	return 0;
@@ -206,11 +211,13 @@ static bool arp_lookup(const char *ifname, struct in_addr dst, uint8_t mac[6])
 }
 
 /*
- * No entry yet: make the kernel resolve it by sending one UDP datagram to
- * the discard port (the peer answers port-unreachable at most; never 4791,
- * which would reach rxe), then watch the table for a few seconds.
+ * DST's MAC address from the neighbour table.  No entry yet: make the
+ * kernel resolve it by sending one UDP datagram to the discard port (the
+ * peer answers port-unreachable at most; never 4791, which would reach
+ * rxe), then watch the table for 3 s, or until DEADLINE (0 = none).  Says
+ * why on stderr and returns -1 when none comes.
  */
-int raw_resolve_mac(const char *ifname, struct in_addr dst, uint8_t mac[6], double deadline)
+static int resolve_mac(const char *ifname, struct in_addr dst, uint8_t mac[6], double deadline)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(9),
 				  .sin_addr = dst };
@@ -245,8 +252,9 @@ void raw_mac_str(const uint8_t *m, char *buf)
 
 /* ---- where the frames go ---- */
 
-int raw_out_open(struct raw_out *o, const char *pcap, const char *ifname, int ifindex,
-		 const uint8_t dst[6], uint16_t proto, clockid_t clock)
+/* PCAP, else a socket to DST on IFINDEX; -1 with errno set. */
+static int out_open(struct raw_out *o, const char *pcap, const char *ifname, int ifindex,
+		    const uint8_t dst[6], uint16_t proto, clockid_t clock)
 {
 	memset(o, 0, sizeof(*o));
 	o->pcap = pcap;
@@ -265,6 +273,49 @@ int raw_out_open(struct raw_out *o, const char *pcap, const char *ifname, int if
 	/* Protocol 0: send only, no copy of every received frame. */
 	o->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
 	return o->fd < 0 ? -1 : 0;
+}
+
+/* A failure of raw_setup(): ERRNO's words on stderr, WHY for the JSON. */
+static const char *setup_failed(const char *what, const char *why)
+{
+	fprintf(stderr, "%s: %s: %s%s\n", raw_prog, what, strerror(errno),
+		errno == EPERM ? " (needs CAP_NET_RAW)" : "");
+	return why;
+}
+
+const char *raw_setup(struct raw_out *o, struct raw_link *l, int flags, uint16_t proto,
+		      clockid_t clock, double deadline)
+{
+	struct ifreq ifr;
+	char what[64];
+	int ifindex = 0;
+
+	if (l->ifname) {
+		snprintf(what, sizeof(what), "interface '%s'", l->ifname);
+		if (ifreq(l->ifname, SIOCGIFINDEX, &ifr))
+			return setup_failed(what, "no such interface");
+		ifindex = ifr.ifr_ifindex;
+		if (!l->have_src_mac) {
+			if (ifreq(l->ifname, SIOCGIFHWADDR, &ifr))
+				return setup_failed(what, "no MAC address");
+			memcpy(l->src_mac, ifr.ifr_hwaddr.sa_data, 6);
+		}
+	}
+	if (l->ifname && (flags & RAW_IPV4)) {
+		if (!l->have_src_ip && if_ipv4(l->ifname, &l->src_ip)) {
+			fprintf(stderr, "%s: %s has no IPv4 address (%s); pass --src-ip\n",
+				raw_prog, l->ifname, strerror(errno));
+			return "no IPv4 address";
+		}
+		if (!l->have_dst_mac && resolve_mac(l->ifname, l->dst_ip, l->dst_mac, deadline))
+			return "no ARP entry";
+	}
+	if (out_open(o, l->pcap, l->ifname, ifindex, l->dst_mac, proto, clock)) {
+		if (l->pcap)
+			return setup_failed(l->pcap, "cannot create the pcap file");
+		return setup_failed("AF_PACKET socket", "cannot open an AF_PACKET socket");
+	}
+	return NULL;
 }
 
 int raw_out_send(struct raw_out *o, const void *frame, size_t len)
