@@ -43,6 +43,23 @@ want() { [ "$parts" = all ] || [[ " $parts " == *" $1 "* ]]; }
 echo "$parts" >"$out/parts"
 
 # --- 1. hot path ------------------------------------------------------------
+# kind LABEL KIND [VAR=VALUE...]: the instructions per packet of fabtrace's
+# code (callgrind; the driver loop alone, run_empty, subtracted) for
+# hotpath's packets of KIND at 100k QPs, with VAR=VALUE in its environment;
+# a line of the table under LABEL.  Run from hotpath (bin, pkts).
+kind() {
+	local label=$1 kind=$2 n=$((pkts / 4)) impl
+	local -A ir
+
+	shift 2
+	for impl in e f; do
+		ir[$impl]=$(env "$@" valgrind --tool=callgrind --toggle-collect='run_*' \
+			--callgrind-out-file=/dev/null "$bin" 100000 "$n" "$impl" "$kind" 2>&1 |
+			sed -n 's/.*Collected : //p')
+	done
+	printf '     %-30s %5s instructions\n' "$label" $(( (ir[f] - ir[e]) / n ))
+}
+
 hotpath() {
 	local bin=$out/hotpath qps pkts n impl f nv k
 	local -A ir
@@ -76,38 +93,17 @@ hotpath() {
 	say "   goal: <= 100 instructions per packet at 1M QPs, flat from 1k to 1M"
 	say "   by kind of packet (fabtrace, 100k QPs):"
 	for k in tx-write rx-write rx-write-ect tx-ack rx-ack rx-read-resp; do
-		for impl in e f; do
-			ir[$impl]=$(valgrind --tool=callgrind --toggle-collect='run_*' \
-				--callgrind-out-file=/dev/null "$bin" 100000 $((pkts / 4)) "$impl" "$k" 2>&1 |
-				sed -n 's/.*Collected : //p')
-		done
-		printf '     %-14s %5s instructions\n' "$k" $(( (ir[f] - ir[e]) / (pkts / 4) ))
+		kind "$k" "$k"
 	done
 	# the PFC/ECN policy's part of the transmit tap: one load and a branch
 	# while no DSCP is ECN-capable, the marking when one is
 	say "   the policy's ECN marking (fabtrace, 100k QPs, tx-write):"
-	for k in 0 0xffffffffffffffff; do
-		for impl in e f; do
-			ir[$impl]=$(HOTPATH_ECT=$k valgrind --tool=callgrind --toggle-collect='run_*' \
-				--callgrind-out-file=/dev/null "$bin" 100000 $((pkts / 4)) "$impl" tx-write 2>&1 |
-				sed -n 's/.*Collected : //p')
-		done
-		printf '     %-30s %5s instructions\n' \
-			"$([ "$k" = 0 ] && echo "ECN off" || echo "ECN on: every packet marked")" \
-			$(( (ir[f] - ir[e]) / (pkts / 4) ))
-	done
+	kind "ECN off" tx-write HOTPATH_ECT=0
+	kind "ECN on: every packet marked" tx-write HOTPATH_ECT=0xffffffffffffffff
 	# a CE-marked packet: counted, an event noted, and (cnp on) answered
 	say "   a CE-marked WRITE received (fabtrace, 100k QPs, rx-write-ce):"
-	for k in 0 1; do
-		for impl in e f; do
-			ir[$impl]=$(HOTPATH_CNP=$k valgrind --tool=callgrind --toggle-collect='run_*' \
-				--callgrind-out-file=/dev/null "$bin" 100000 $((pkts / 4)) "$impl" rx-write-ce 2>&1 |
-				sed -n 's/.*Collected : //p')
-		done
-		printf '     %-30s %5s instructions\n' \
-			"$([ "$k" = 0 ] && echo "cnp off" || echo "cnp on: its CNP built")" \
-			$(( (ir[f] - ir[e]) / (pkts / 4) ))
-	done
+	kind "cnp off" rx-write-ce HOTPATH_CNP=0
+	kind "cnp on: its CNP built" rx-write-ce HOTPATH_CNP=1
 	say "     (with cnp on the kernel then allocates one skb and sends it: not counted)"
 	# a PFC frame touches no QP (a QP's paused time is derived when read):
 	# its cost is the parse and one priority's account, whatever the QPs
