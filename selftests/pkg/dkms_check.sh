@@ -14,7 +14,7 @@
 # that kernel (vermagic), carries the release (modinfo version) and needs
 # ib_core.  What DKMS installed is kept in build/dkms/install/KVER/ for
 # selftests/dkms.sh, which loads it in a node with modprobe.
-set -uo pipefail
+set -euo pipefail
 
 HERE=$(dirname "$(readlink -f "$0")")
 TOP=$(readlink -f "$HERE/../..")
@@ -65,7 +65,7 @@ tree=(--sourcetree="$ROOT/usr/src" --dkmstree="$ROOT/var/lib/dkms"
 dkms status "${tree[@]}" -m fabtrace -v "$version" 2>/dev/null | sed 's/^/# dkms status: /'
 
 for k in "${kvers[@]}"; do
-	ko=$(ls "$ROOT/lib/modules/$k/updates/dkms/fabtrace.ko"* 2>/dev/null | head -n 1)
+	ko=$(ls "$ROOT/lib/modules/$k/updates/dkms/fabtrace.ko"* 2>/dev/null | head -n 1) || true
 	if [ -n "$ko" ]; then
 		ok "$k: DKMS installed ${ko#"$ROOT"/}"
 	else
@@ -78,7 +78,7 @@ for k in "${kvers[@]}"; do
 	grep -q '\.ko\.xz:' "/lib/modules/$k/modules.dep" && want=.ko.xz
 	grep -q '\.ko\.zst:' "/lib/modules/$k/modules.dep" && want=.ko.zst
 	res "$k: compressed as its modules are ($want)" test "${ko%"$want"}$want" = "$ko"
-	vermagic=$(modinfo -F vermagic "$ko")
+	vermagic=$(modinfo -F vermagic "$ko") || true
 	res "$k: built for it (vermagic: $vermagic)" test "${vermagic%% *}" = "$k"
 	res "$k: modinfo version is the release ($version)" \
 		test "$(modinfo -F version "$ko")" = "$version"

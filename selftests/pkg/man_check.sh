@@ -7,7 +7,7 @@
 # (cli_grammar.py reads both), and every word of the help's value lists.
 #
 #   man_check.sh [FABTRACE]      (default: user/fabtrace of this tree)
-set -uo pipefail
+set -euo pipefail
 
 HERE=$(dirname "$(readlink -f "$0")")
 TOP=$(readlink -f "$HERE/../..")
@@ -28,9 +28,9 @@ fi
 
 # groff -ww: every warning; the output must come with an empty stderr.
 quiet() {
-	"$@" >"$T/out" 2>"$T/err"
-	local rc=$?
+	local rc=0
 
+	"$@" >"$T/out" 2>"$T/err" || rc=$?
 	[ "$rc" = 0 ] && [ ! -s "$T/err" ] && [ -s "$T/out" ] && return 0
 	diag "$T/err"
 	return 1

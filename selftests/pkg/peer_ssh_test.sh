@@ -8,7 +8,7 @@
 # checked is what tests rely on with ftpeer: output, exit status, quoting,
 # working directory, the peer's view of the network, timeouts, and a
 # background peer command that ends when its client is killed.
-set -uo pipefail
+set -euo pipefail
 
 HERE=$(dirname "$(readlink -f "$0")")
 LIB=$(readlink -f "$HERE/../lib.sh")

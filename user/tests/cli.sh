@@ -4,7 +4,7 @@
 # version, and the message when the module is not loaded.  TAP 13.
 #
 #   tests/cli.sh [PATH-TO-FABTRACE]
-set -u
+set -euo pipefail
 
 FT=${1:-./fabtrace}
 tmp=$(mktemp -d)
@@ -17,8 +17,8 @@ skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 
 # run ARGS...: $rc, $tmp/out, $tmp/err
 run() {
-	"$FT" "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
+	rc=0
+	"$FT" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
 }
 
 lines() { wc -l <"$1"; }

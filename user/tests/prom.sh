@@ -11,7 +11,7 @@
 #   exposition has.
 #
 #   tests/prom.sh EXPO_SAMPLE RULES_DIR
-set -uo pipefail
+set -euo pipefail
 sample=${1:?usage: prom.sh EXPO_SAMPLE RULES_DIR}
 rules=${2:?usage: prom.sh EXPO_SAMPLE RULES_DIR}
 echo "TAP version 13"
@@ -32,20 +32,20 @@ res() {
 
 for by in owner cgroup; do
 	"$sample" "$by" >"$tmp/$by.prom"
-	out=$(promtool check metrics <"$tmp/$by.prom" 2>&1)
-	rc=$?
+	rc=0
+	out=$(promtool check metrics <"$tmp/$by.prom" 2>&1) || rc=$?
 	[ -n "$out" ] && sed 's/^/# /' <<<"$out"
 	[ -z "$out" ] || rc=1
 	res $rc "promtool check metrics: the exposition by $by ($(grep -vc '^#' "$tmp/$by.prom") series), silently"
 done
 
-out=$(cd "$rules" && promtool check rules fabtrace.rules.yml 2>&1)
-rc=$?
+rc=0
+out=$(cd "$rules" && promtool check rules fabtrace.rules.yml 2>&1) || rc=$?
 sed 's/^/# /' <<<"$out"
 res $rc "promtool check rules fabtrace.rules.yml"
 
-out=$(cd "$rules" && promtool test rules fabtrace.rules.test.yml 2>&1)
-rc=$?
+rc=0
+out=$(cd "$rules" && promtool test rules fabtrace.rules.test.yml 2>&1) || rc=$?
 sed 's/^/# /' <<<"$out"
 res $rc "promtool test rules: every alert fires on its condition, silent below"
 

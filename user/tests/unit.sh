@@ -6,7 +6,7 @@
 # EXPORT_INTERVAL), and systemd's own checker accepts them -- TAP.
 #
 #   tests/unit.sh UNIT-FILE...    (next to the fabtrace binary they run)
-set -uo pipefail
+set -euo pipefail
 [ $# -gt 0 ] || { echo "usage: unit.sh UNIT-FILE..." >&2; exit 2; }
 echo "TAP version 13"
 n=0 failed=0
@@ -14,26 +14,37 @@ res() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; failed=1; fi
 }
+# check DESC CMD...: ok if CMD succeeds
+check() {
+	local desc=$1
+
+	shift
+	if "$@"; then res 0 "$desc"; else res 1 "$desc"; fi
+}
+# the units' own lines (grep -q on the unit file being checked, $u)
+export_service() {
+	grep -Eq '^ExecStart=/.*/fabtrace export \$FABTRACE_EXPORT_ARGS dir /[^ ]+$' "$u" &&
+		grep -q '^Type=oneshot$' "$u" && grep -q '^RuntimeDirectory=fabtrace$' "$u" &&
+		grep -q '^RuntimeDirectoryPreserve=yes$' "$u"
+}
+export_timer() {
+	grep -Eq '^OnUnitActiveSec=[0-9]+(ms|s|min)?$' "$u" && grep -q '^WantedBy=timers.target$' "$u"
+}
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 build=$(readlink -f "$(dirname "$1")")/fabtrace
 for u in "$@"; do
 	name=$(basename "$u")
-	! grep -q '@' "$u"
-	res $? "$name: every @VAR@ of the template was filled in"
+	check "$name: every @VAR@ of the template was filled in" eval '! grep -q @ "$u"'
 	case $name in
 	fabtrace-policy.service)
-		grep -q '^ExecStart=/.*/fabtrace -b /' "$u"
-		res $? "$name: ExecStart runs fabtrace -b on an absolute policy file" ;;
+		check "$name: ExecStart runs fabtrace -b on an absolute policy file" \
+			grep -q '^ExecStart=/.*/fabtrace -b /' "$u" ;;
 	fabtrace-export.service)
-		grep -Eq '^ExecStart=/.*/fabtrace export \$FABTRACE_EXPORT_ARGS dir /[^ ]+$' "$u" &&
-			grep -q '^Type=oneshot$' "$u" && grep -q '^RuntimeDirectory=fabtrace$' "$u" &&
-			grep -q '^RuntimeDirectoryPreserve=yes$' "$u"
-		res $? "$name: a oneshot that runs fabtrace export into an absolute directory" ;;
+		check "$name: a oneshot that runs fabtrace export into an absolute directory" \
+			export_service ;;
 	fabtrace-export.timer)
-		grep -Eq '^OnUnitActiveSec=[0-9]+(ms|s|min)?$' "$u" &&
-			grep -q '^WantedBy=timers.target$' "$u"
-		res $? "$name: runs the export service periodically" ;;
+		check "$name: runs the export service periodically" export_timer ;;
 	esac
 	# verify checks that ExecStart's program exists: point it at this build
 	sed "s|^\(ExecStart[A-Za-z]*=\)/[^ ]*/fabtrace |\1$build |" "$u" >"$d/$name"
@@ -42,8 +53,8 @@ if command -v systemd-analyze >/dev/null; then
 	for u in "$@"; do
 		name=$(basename "$u")
 		# a timer is verified with its service beside it, in $d
-		out=$(cd "$d" && systemd-analyze verify --man=no "$d/$name" 2>&1)
-		rc=$?
+		rc=0
+		out=$(cd "$d" && systemd-analyze verify --man=no "$d/$name" 2>&1) || rc=$?
 		[ -n "$out" ] && sed 's/^/# /' <<<"$out"
 		[ -z "$out" ] || rc=1
 		res $rc "$name: systemd-analyze verify accepts it, silently"
