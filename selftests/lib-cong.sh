@@ -344,30 +344,20 @@ _cong_nums() {
 	done
 }
 
+# _cong_cmp DESC A TEST B HOLDS FAILS: ok if test A TEST B holds (integers);
+# the result says HOLDS, or FAILS (the numbers in each).
+_cong_cmp() {
+	if _cong_nums "$2" "$4" && test "$2" "$3" "$4"; then
+		ktap_ok "$1 ($5)"
+	else
+		ktap_fail "$1 ($6)"
+	fi
+}
+
 # cong_eq DESC A B: ok if A == B (integers); the numbers go in the result.
-cong_eq() {
-	if _cong_nums "$2" "$3" && [ "$2" -eq "$3" ]; then
-		ktap_ok "$1 ($2 == $3)"
-	else
-		ktap_fail "$1 ($2 != $3)"
-	fi
-}
-
-cong_le() {
-	if _cong_nums "$2" "$3" && [ "$2" -le "$3" ]; then
-		ktap_ok "$1 ($2 <= $3)"
-	else
-		ktap_fail "$1 (not $2 <= $3)"
-	fi
-}
-
-cong_gt() {
-	if _cong_nums "$2" "$3" && [ "$2" -gt "$3" ]; then
-		ktap_ok "$1 ($2 > $3)"
-	else
-		ktap_fail "$1 (not $2 > $3)"
-	fi
-}
+cong_eq() { _cong_cmp "$1" "$2" -eq "$3" "$2 == $3" "$2 != $3"; }
+cong_le() { _cong_cmp "$1" "$2" -le "$3" "$2 <= $3" "not $2 <= $3"; }
+cong_gt() { _cong_cmp "$1" "$2" -gt "$3" "$2 > $3" "not $2 > $3"; }
 
 # cong_xfail DESC WHY CMD...: a check a known bug makes fail.  Passing is
 # reported as a plain ok (the bug is gone: make it a ktap_result); failing

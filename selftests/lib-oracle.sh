@@ -86,26 +86,22 @@ or_rxe1_down() {
 
 # ---- snapshots -----------------------------------------------------------
 
-# One JSON object: every QP entry of rxe0 (live and retained), the device,
-# the module's statistics and rxe's own counters, read in that order.
-_or_snap_self() {
-	printf '{"node":"%s","time_ns":%s,\n"qps":' "${FT_ROLE:-?}" "$(date +%s%N)"
-	fabtrace -j qp show dev rxe0 || return 1
-	printf ',\n"dev":'
-	fabtrace -j dev show rxe0 || return 1
-	printf ',\n"stats":'
-	fabtrace -j stats || return 1
-	printf ',\n"rxe":'
-	rdma -j statistic show link rxe0/1 || return 1
-	printf '}\n'
-}
-
-# Every device: all QP entries, the devices, the statistics, rxe0's counters.
-_or_snap_all() {
-	printf '{"qps":'
-	fabtrace -j qp show || return 1
-	printf ',\n"devs":'
-	fabtrace -j dev show || return 1
+# _or_snap [all]: one JSON object, read in this order: every QP entry of
+# rxe0 (live and retained) and the device ("dev"), with the node and the
+# time; or ("all") every device's entries and every device ("devs"); then
+# the module's statistics and rxe0's own counters.
+_or_snap() {
+	if [ "${1:-}" = all ]; then
+		printf '{"qps":'
+		fabtrace -j qp show || return 1
+		printf ',\n"devs":'
+		fabtrace -j dev show || return 1
+	else
+		printf '{"node":"%s","time_ns":%s,\n"qps":' "${FT_ROLE:-?}" "$(date +%s%N)"
+		fabtrace -j qp show dev rxe0 || return 1
+		printf ',\n"dev":'
+		fabtrace -j dev show rxe0 || return 1
+	fi
 	printf ',\n"stats":'
 	fabtrace -j stats || return 1
 	printf ',\n"rxe":'
@@ -115,14 +111,14 @@ _or_snap_all() {
 
 # or_snap_all FILE: this node, every device.
 or_snap_all() {
-	_or_snap_all >"$1"
+	_or_snap all >"$1"
 }
 
 # or_snap self|peer FILE
 or_snap() {
 	case $1 in
-	self) _or_snap_self >"$2" ;;
-	peer) peer_lib _or_snap_self >"$2" ;;
+	self) _or_snap >"$2" ;;
+	peer) peer_lib _or_snap >"$2" ;;
 	*) echo "or_snap: self or peer, not '$1'" >&2; return 1 ;;
 	esac
 }

@@ -371,7 +371,7 @@ at_exit() {
 _ft_child() {
 	local s=''
 
-	read -r s <"/proc/$1/stat" 2>/dev/null || return 1
+	{ read -r s <"/proc/$1/stat"; } 2>/dev/null || return 1
 	s=${s##*) }
 	# shellcheck disable=SC2086 # the fields of /proc/PID/stat
 	set -- $s
