@@ -713,7 +713,6 @@ _rxe_down_self() {
 	wait_for 30 _rxe_gone
 }
 
-
 # rxe_up [self|peer|both]: rxe0 on the data NIC, port ACTIVE, GID 1 = IPv4.
 # Loads rdma_rxe, ib_uverbs, rdma_ucm as needed.  Idempotent.
 rxe_up() {

@@ -1288,13 +1288,8 @@ static void parse_live(const char *s)
 
 static void parse(int argc, char **argv)
 {
-<<<<<<< HEAD
 	enum { O_DIP6 = RAW_O_PROG, O_SIP6, O_LIVE, O_V0, O_SEED, O_COUNT, O_RATE, O_ONLY,
-	       O_CHECK, O_TIMEOUT };
-=======
-	enum { O_IF = 256, O_DIP, O_DMAC, O_SIP, O_SMAC, O_DIP6, O_SIP6, O_LIVE, O_V0,
-	       O_SEED, O_COUNT, O_RATE, O_ONLY, O_DSCP, O_PCAP, O_CHECK, O_TIMEOUT };
->>>>>>> fuzz
+	       O_DSCP, O_CHECK, O_TIMEOUT };
 	static const struct option opts[] = {
 		RAW_LINK_OPTIONS,
 		RAW_IPV4_OPTIONS,
@@ -1306,11 +1301,7 @@ static void parse(int argc, char **argv)
 		{ "count", required_argument, NULL, O_COUNT },
 		{ "rate", required_argument, NULL, O_RATE },
 		{ "only", required_argument, NULL, O_ONLY },
-<<<<<<< HEAD
-=======
 		{ "dscp", required_argument, NULL, O_DSCP },
-		{ "pcap", required_argument, NULL, O_PCAP },
->>>>>>> fuzz
 		{ "check", no_argument, NULL, O_CHECK },
 		{ "timeout-s", required_argument, NULL, O_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
@@ -1344,11 +1335,7 @@ static void parse(int argc, char **argv)
 				raw_usage_error("--only: no category '%s'", optarg);
 			c.only = optarg;
 			break;
-<<<<<<< HEAD
-=======
 		case O_DSCP: c.dscp = parse_u("--dscp", optarg, 63); break;
-		case O_PCAP: c.pcap = optarg; break;
->>>>>>> fuzz
 		case O_CHECK: c.check = true; break;
 		case O_TIMEOUT: c.timeout_s = raw_parse_timeout(optarg); break;
 		}
