@@ -1186,7 +1186,7 @@ static void check_frame(struct cat *k, struct frame *f)
 		ip = whole;
 	}
 	memcpy(peer, v4mapped, 12);
-	memcpy(peer + 12, &c.src_ip, 4);
+	memcpy(peer + 12, &c.l.src_ip, 4);
 	e = ft_parse(ip, len, len, &pkt);
 	if (e != FT_PARSE_OK) {
 		why = ft_drop_reason(ip, len, len, NULL, &dq);
