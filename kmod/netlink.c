@@ -319,6 +319,11 @@ int ft_nl_init(void)
 		     FT_LAST_RNR_TIMEOUT - FT_LAST_CE);
 
 	ft_nl_load_time = ktime_get_real_ns();
+	/*
+	 * The family is __ro_after_init: a module's such data turns read-only
+	 * only once its init function has returned (do_init_module()), and
+	 * this runs from it, before the family is registered and reachable.
+	 */
 	err = ft_compat_merge_ops(&fabtrace_nl_family);
 	if (err)
 		return err;

@@ -41,10 +41,11 @@ rxe_up both
 ktap_plan 13
 
 show "$T/d.json"
-ktap_result "defaults: trust pcp, map d>>3, no pfc/ecn, cnp on 50 us dscp 48, watchdog off" \
+ktap_result "defaults: trust pcp, map d>>3, no pfc/ecn, cnp on (IPv4 only) 50 us dscp 48, watchdog off" \
 	py "len(a) == 1 and a[0]['dev'] == 'rxe0' and a[0]['port'] == 1 and
 	    a[0]['trust'] == 'pcp' and a[0]['dscp_map'] == dflt and a[0]['pfc'] == [] and
-	    a[0]['ecn'] == [] and a[0]['cnp'] and a[0]['cnp_interval_us'] == 50 and
+	    a[0]['ecn'] == [] and a[0]['cnp'] and a[0]['cnp_ipv6'] is False and
+	    a[0]['cnp_interval_us'] == 50 and
 	    a[0]['cnp_dscp'] == 48 and not a[0]['pfc_watchdog']['enabled'] and
 	    a[0]['pfc_watchdog']['action'] == 'alert'" "$T/d.json"
 

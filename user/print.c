@@ -417,6 +417,8 @@ static void print_cfg_json(struct out *o, const struct ft_policy_cfg *c)
 	print_prios_json(o, "pfc", c->v[CFG(PFC)]);
 	print_prios_json(o, "ecn", c->v[CFG(ECN)]);
 	out_bool(o, PRINT_JSON, "cnp", NULL, c->v[CFG(CNP)]);
+	/* the module builds CNPs for IPv4 QPs only */
+	out_bool(o, PRINT_JSON, "cnp_ipv6", NULL, false);
 	out_u64(o, PRINT_JSON, "cnp_interval_us", NULL, c->v[CFG(CNP_INTERVAL)]);
 	out_u64(o, PRINT_JSON, "cnp_dscp", NULL, c->v[CFG(CNP_DSCP)]);
 	out_obj_begin(o, "pfc_watchdog");
@@ -593,6 +595,8 @@ void print_policy(struct out *o, const struct ft_policy_rec *r, bool all_map)
 			 fmt_prios(ecn, sizeof(ecn), c->v[CFG(ECN)]),
 			 c->v[CFG(CNP)] ? "on" : "off", c->v[CFG(CNP_INTERVAL)],
 			 c->v[CFG(CNP_DSCP)]);
+		if (c->v[CFG(CNP)])
+			out_text(o, "    cnp: IPv4 QPs only; IPv6 CE marks count as cnp_skipped\n");
 		out_text(o, "    pfc-watchdog %s action %s\n    dscp-map %s\n",
 			 fmt_wd(wd, sizeof(wd), c),
 			 kw_text(wd_action_kw, c->v[CFG(WD_ACTION)], buf, sizeof(buf)),
