@@ -50,10 +50,11 @@ static int put_link(struct sk_buff *skb, const struct ft_pfc_link_snap *ls)
 	nest = nla_nest_start(skb, FABTRACE_A_PFC_LINK);
 	if (!nest)
 		return -EMSGSIZE;
+	/* like the port's: the link's name and speed, only to its namespace */
 	if ((ls->visible &&
 	     (nla_put_string(skb, FABTRACE_A_PFC_LINK_NETDEV_NAME, ls->name) ||
-	      nla_put_u32(skb, FABTRACE_A_PFC_LINK_NETDEV_IFINDEX, ls->ifindex))) ||
-	    nla_put_u32(skb, FABTRACE_A_PFC_LINK_SPEED, ls->mbps) ||
+	      nla_put_u32(skb, FABTRACE_A_PFC_LINK_NETDEV_IFINDEX, ls->ifindex) ||
+	      nla_put_u32(skb, FABTRACE_A_PFC_LINK_SPEED, ls->mbps))) ||
 	    ft_nl_put_u64(skb, FABTRACE_A_PFC_LINK_MALFORMED, ls->malformed,
 			  FABTRACE_A_PFC_LINK_PAD) ||
 	    ft_nl_put_u64(skb, FABTRACE_A_PFC_LINK_PAUSE, ls->pause, FABTRACE_A_PFC_LINK_PAD))
@@ -122,7 +123,7 @@ static int pfc_fill(struct sk_buff *skb, struct ft_dev *dev, u32 port,
 err_cancel:
 	genlmsg_cancel(skb, hdr);
 out_free:
-	kfree(s);
+	kvfree(s);
 	return err;
 }
 

@@ -4,6 +4,7 @@
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
 #include <linux/hashtable.h>
+#include <linux/if_arp.h>
 #include <linux/netdevice.h>
 #include <linux/pid_namespace.h>
 #include <linux/rtnetlink.h>
@@ -29,6 +30,8 @@ static const u8 pfc_addr[ETH_ALEN] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
  * Written under the RTNL, read under RCU.
  */
 static DEFINE_HASHTABLE(pfc_links, 6);
+/* a netdev between its NETDEV_UNREGISTER and its REGISTER in a new netns; RTNL */
+static const struct net_device *pfc_moving;
 /* The attached devices' PFC state, for the netdev notifier.  RTNL. */
 static LIST_HEAD(pfc_all);
 
@@ -428,7 +431,7 @@ struct ft_pfc_snap *ft_pfc_snap(const struct ft_dev *dev, u32 port,
 	pp = &dev->pfc->port[port];
 	n = READ_ONCE(pp->nlinks);
 	for (;;) {
-		s = kzalloc(struct_size(s, link, n), GFP_KERNEL);
+		s = kvzalloc(struct_size(s, link, n), GFP_KERNEL);
 		if (!s)
 			return ERR_PTR(-ENOMEM);
 		spin_lock_irqsave(&pp->lock, flags);
@@ -437,7 +440,7 @@ struct ft_pfc_snap *ft_pfc_snap(const struct ft_dev *dev, u32 port,
 		/* a link came meanwhile: room for it */
 		n = pp->nlinks;
 		spin_unlock_irqrestore(&pp->lock, flags);
-		kfree(s);
+		kvfree(s);
 	}
 	now = ktime_get_ns();
 	s->mbps = pp->mbps;
@@ -621,6 +624,9 @@ static void link_want(struct ft_pfc_port *pp, struct net_device *ndev)
 	unsigned long flags;
 	int err;
 
+	/* PFC is Ethernet's, and its address is 6 bytes long (an IPoIB slave's 20) */
+	if (ndev->type != ARPHRD_ETHER || ndev->addr_len != ETH_ALEN)
+		return;
 	list_for_each_entry(link, &pp->links, node)
 		if (link->ndev == ndev) {
 			link->seen = true;
@@ -633,8 +639,8 @@ static void link_want(struct ft_pfc_port *pp, struct net_device *ndev)
 	/* in the NIC's filter before anything can count */
 	err = dev_mc_add(ndev, pfc_addr);
 	if (err) {
-		pr_warn("%s: port %u: %s refused the PFC address (%d): its PFC frames are not counted\n",
-			pp->pfc->dev->name, pp->num, ndev->name, err);
+		pr_warn_ratelimited("%s: port %u: %s refused the PFC address (%d): its PFC frames are not counted\n",
+				    pp->pfc->dev->name, pp->num, ndev->name, err);
 		kfree(link);
 		return;
 	}
@@ -666,8 +672,15 @@ static void lower_walk(struct ft_pfc_port *pp, struct net_device *ndev,
 	bool real = true;
 
 	/* the core refuses deeper stacks; a bound all the same */
-	if (ndev == gone || ndev->reg_state != NETREG_REGISTERED ||
-	    depth > MAX_NEST_DEV)
+	if (ndev == gone || ndev == pfc_moving ||
+	    ndev->reg_state != NETREG_REGISTERED || depth > MAX_NEST_DEV)
+		return;
+	/*
+	 * A bridge (or Open vSwitch) consumes 802.1Q link-local frames in its
+	 * rx handler, before any packet handler sees them: its ports' PFC
+	 * frames cannot be counted, and each port would be a link.
+	 */
+	if (netif_is_bridge_master(ndev) || netif_is_ovs_master(ndev))
 		return;
 	netdev_for_each_lower_dev(ndev, lower, iter) {
 		real = false;
@@ -691,7 +704,8 @@ static void port_rebuild(struct ft_pfc_port *pp, const struct net_device *gone)
 
 	ASSERT_RTNL();
 	ndev = ft_port_netdev(pp->pfc->dev->ibdev, pp->num);
-	if (ndev && (ndev == gone || ndev->reg_state != NETREG_REGISTERED)) {
+	if (ndev && (ndev == gone || ndev == pfc_moving ||
+		     ndev->reg_state != NETREG_REGISTERED)) {
 		dev_put(ndev);
 		ndev = NULL;
 	}
@@ -868,13 +882,29 @@ static int pfc_netdev_event(struct notifier_block *nb, unsigned long event,
 
 	switch (event) {
 	case NETDEV_REGISTER:
+		if (ndev == pfc_moving)
+			pfc_moving = NULL;
+		rebuild_all(NULL);
+		break;
 	case NETDEV_CHANGEUPPER:
 		rebuild_all(NULL);
 		break;
 	case NETDEV_UNREGISTER:
+		/*
+		 * Still registered: a move to another namespace, which flushes
+		 * the device's multicast list after the notifier chain.  Until
+		 * it registers there, a nested event (a bond releasing it) must
+		 * not make it a link again.
+		 */
+		if (ndev->reg_state == NETREG_REGISTERED)
+			pfc_moving = ndev;
 		rebuild_all(ndev);
 		break;
 	case NETDEV_UP:
+		/* a port whose driver named its netdev after our REGISTER */
+		rebuild_all(NULL);
+		speed_changed(ndev);
+		break;
 	case NETDEV_CHANGE:
 		speed_changed(ndev);
 		break;
@@ -882,8 +912,13 @@ static int pfc_netdev_event(struct notifier_block *nb, unsigned long event,
 	return NOTIFY_DONE;
 }
 
+/*
+ * After the drivers' own blocks (priority 0): some set a port's netdev from
+ * theirs (mlx5 on 6.1, vmw_pvrdma), at the REGISTER this one reads it at.
+ */
 static struct notifier_block pfc_nb = {
 	.notifier_call = pfc_netdev_event,
+	.priority = -1,
 };
 
 int ft_pfc_init(void)

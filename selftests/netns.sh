@@ -34,7 +34,7 @@ cleanup() {
 	fabtrace policy set dev rxe0 pfc none ecn none 2>/dev/null || true
 	rm -rf "$T"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 inns() { ip netns exec "$NS" "$@"; }
 rx_pkts() {
