@@ -9,7 +9,8 @@
 #   ft_cnp's count, and tshark's count of opcode 0x81 in a capture on A
 #     (whose ICRC ft_icrc checks): the target's rx cnp == K, its rx packets
 #     grew by K, and nothing else of any QP of A changed;
-#   the device: rx cnp grew by K + M, unknown-rx by M;
+#   the device: rx cnp grew by K; the M to no QP of A are rxe's drops,
+#     counted in its rx-drops unknown_qp (M), not in its rx (unknown-rx 0);
 #   rxe drops CNPs as a bad opcode without counting them, so over the
 #     whole run (traffic and CNPs) the device's rx packets minus its rx cnp
 #     == rxe's rcvd_pkts delta, and its tx packets == sent_pkts delta;
@@ -28,7 +29,7 @@ B_GID=$FT_PEER_IP
 
 cong_init cong_cnp
 O=$CONG_OUT
-ktap_plan 22
+ktap_plan 23
 
 ktap_assert "monitor on A receives events" cong_mon_start mon self
 cong_rxe self "$O/rxe0.json"
@@ -109,13 +110,15 @@ cong_dev self "$O/dev1.json"
 cong_rxe self "$O/rxe1.json"
 d_cnp=$(( $(cong_devv "$O/dev1.json" .rx.cnp) - $(cong_devv "$O/dev0.json" .rx.cnp) ))
 d_unk=$(( $(cong_devv "$O/dev1.json" .unknown_rx) - $(cong_devv "$O/dev0.json" .unknown_rx) ))
+d_noqp=$(( $(cong_devv "$O/dev1.json" .rx_drops.unknown_qp) - $(cong_devv "$O/dev0.json" .rx_drops.unknown_qp) ))
 d_rx=$(( $(cong_devv "$O/dev1.json" .rx.packets) - $(cong_devv "$O/dev0.json" .rx.packets) ))
 d_tx=$(( $(cong_devv "$O/dev1.json" .tx.packets) - $(cong_devv "$O/dev0.json" .tx.packets) ))
 d_rcvd=$(( $(cong_rxev "$O/rxe1.json" rcvd_pkts) - $(cong_rxev "$O/rxe0.json" rcvd_pkts) ))
 d_sent=$(( $(cong_rxev "$O/rxe1.json" sent_pkts) - $(cong_rxev "$O/rxe0.json" sent_pkts) ))
-log "device deltas: rx packets $d_rx, rx cnp $d_cnp, unknown-rx $d_unk, tx packets $d_tx; rxe rcvd_pkts $d_rcvd, sent_pkts $d_sent"
-cong_eq "device rx cnp grew by the CNPs sent ($K + $M)" "$d_cnp" $((K + M))
-cong_eq "device unknown-rx grew by the CNPs to QP $NOQP" "$d_unk" $M
+log "device deltas: rx packets $d_rx, rx cnp $d_cnp, unknown-rx $d_unk, rx-drops unknown_qp $d_noqp, tx packets $d_tx; rxe rcvd_pkts $d_rcvd, sent_pkts $d_sent"
+cong_eq "device rx cnp grew by the CNPs sent to QP $target" "$d_cnp" $K
+cong_eq "device rx-drops unknown_qp grew by the CNPs to QP $NOQP" "$d_noqp" $M
+cong_eq "device unknown-rx unchanged (rxe dropped those before fabtrace counts)" "$d_unk" 0
 cong_eq "device rx packets - rx cnp == rxe rcvd_pkts delta (rxe drops CNPs uncounted)" $((d_rx - d_cnp)) "$d_rcvd"
 cong_eq "device tx packets == rxe sent_pkts delta" "$d_tx" "$d_sent"
 
