@@ -51,7 +51,7 @@ START=4294967000	# 2^32 - 296
 require_peer
 require_cmd rdma ib_write_bw ib_read_bw tc tcpdump tshark jq python3 ss insmod
 [ -f "$KO" ] || skip_all "$KO not built (make test-modules)"
-[ -n "$CONG_PROGS" ] || skip_all "selftests/progs not built (make -C selftests all)"
+require_progs ft_qps ft_cnp ft_timeout ft_icrc
 CONG_OUT=${FT_OUT:-/tmp}/hca
 O=$CONG_OUT
 rm -rf "$O"
@@ -98,7 +98,7 @@ cleanup() {
 	# as found: later tests load what they need, but need not
 	[ "$had_fabtrace" = 0 ] || modprobe fabtrace
 }
-trap cleanup EXIT
+at_exit cleanup
 
 # port FILE [peer]: the port's counters (rdma -j statistic show link rxe0/1)
 port() {
@@ -226,7 +226,7 @@ ktap_assert "setup: auto mode (type) on rxe0/1" automode
 
 port "$O/w0.json"
 port "$O/w0b.json" peer
-cong_cap_start w self || fail_all "tcpdump on A did not start"
+cap_start "$O/w.pcap" "${CONG_CAP[@]}" || fail_all "tcpdump on A did not start"
 # the sets while ib_write_bw runs, one JSON array a line
 (while :; do rdma -j statistic qp show link rxe0/1; sleep 0.2; done) >"$O/w_sets.jsonl" 2>&1 &
 sampler=$!
@@ -235,7 +235,7 @@ bg+=("$sampler")
 ktap_result "write: ib_write_bw B -> A, 200 x 8 KiB, no loss" pt w ib_write_bw self -s 8192 -n 200 -u 20
 kill "$sampler"
 wait "$sampler" 2>/dev/null
-cong_cap_stop w
+cap_stop "$O/w.pcap"
 port "$O/w1.json"
 port "$O/w1b.json" peer
 sets "$O/w_after.json"
@@ -267,7 +267,7 @@ ktap_result "write: auto mode bound A's QP $aq to an RC set while it ran" sample
 ktap_result "write: the set counted the writes as they came (rising, never past the end)" samples grew
 cong_eq "write: A's rx_write_requests == B's sent_pkts" "$wrote" "$(dv sent_pkts "$O/w0b.json" "$O/w1b.json")"
 cong_eq "write: A's rx_write_requests == tshark's write packets to A's QP" "$wrote" "$(ov w "$A_IP" "$aq" write)"
-cong_eq "write: tcpdump dropped nothing" "$(cong_cap_dropped w)" 0
+cong_eq "write: tcpdump dropped nothing" "$(cap_dropped "$O/w.pcap")" 0
 # (none, unless B retransmitted: a TCG node can stall past even 4 s)
 cong_eq "write: A's out_of_sequence == the capture's, replayed" \
 	"$(dv out_of_sequence "$O/w0.json" "$O/w1.json")" "$(ov w "$A_IP" "$aq" oos)"
@@ -281,13 +281,13 @@ cong_eq "write: the QP gone, its set is gone (its counts stayed in the port's, a
 lossy() {
 	cong_netem peer roce loss 3% || return 1
 	cong_netem self roce loss 3% || return 1
-	cong_cap_start "$1" self || return 1
+	cap_start "$O/$1.pcap" "${CONG_CAP[@]}" || return 1
 	pt "$@"
 	local rc=$?
 
 	cong_netem_del peer
 	cong_netem_del self
-	cong_cap_stop "$1"
+	cap_stop "$O/$1.pcap"
 	return "$rc"
 }
 
@@ -343,10 +343,10 @@ timeout_run() {
 
 	shift 3
 	cong_netem peer roce loss 0% || return 1
-	peer -t 90 "$CONG_PROGS/ft_timeout --server -p $tport --timeout-s 80" \
+	peer -t 90 "$FT_PROGS/ft_timeout --server -p $tport --timeout-s 80" \
 		>"$O/$name.srv" 2>&1 &
 	srv=$!
-	"$CONG_PROGS/ft_timeout" --peer "$FT_PEER_CTL_IP" -p "$tport" --timeout-s 80 "$@" \
+	"$FT_PROGS/ft_timeout" --peer "$FT_PEER_CTL_IP" -p "$tport" --timeout-s 80 "$@" \
 		>"$O/$name.json" 2>"$O/$name.err" &
 	cli=$!
 	bg+=("$srv" "$cli")
@@ -411,7 +411,7 @@ srv() {
 	local name=$1 sport=$2
 
 	shift 2
-	"$CONG_PROGS/ft_qps" --server -p "$sport" --hold --timeout-s 600 "$@" \
+	"$FT_PROGS/ft_qps" --server -p "$sport" --hold --timeout-s 600 "$@" \
 		>"$O/$name.json" 2>"$O/$name.err" &
 	SRV=$!
 	bg+=("$SRV")
@@ -420,7 +420,7 @@ cli() {
 	local name=$1 cport=$2
 
 	shift 2
-	peer "$CONG_PROGS/ft_qps --peer $FT_CTL_IP -p $cport --timeout-s 120 $*" \
+	peer "$FT_PROGS/ft_qps --peer $FT_CTL_IP -p $cport --timeout-s 120 $*" \
 		>"$O/$name.cli.json" 2>"$O/$name.cli.err"
 }
 done_json() { jq -e .qps "$O/$1.json" >/dev/null 2>&1; }
@@ -432,7 +432,7 @@ stop() {
 
 common=(-n 1 --iters 30 --size 8192 --op write)
 port "$O/s0.json"
-cong_cap_start s self
+cap_start "$O/s.pcap" "${CONG_CAP[@]}"
 # one after the other: two QPs reaching INIT at once can both find no set
 # and get one each (the core looks for a set and makes one in two steps)
 both() {
@@ -444,7 +444,7 @@ both() {
 	cli s2 18642 "${common[@]}" && wait_for 30 done_json s2
 }
 ktap_assert "sets: two ft_qps processes on A, one QP each, 30 x 8 KiB written to each from B" both
-cong_cap_stop s
+cap_stop "$O/s.pcap"
 q1=$(jq '.qps[0].qpn' "$O/s1.json")
 q2=$(jq '.qps[0].qpn' "$O/s2.json")
 oracle s --psn "$A_IP/$q1=$(jq '.qps[0].rq_psn' "$O/s1.json")" \
@@ -460,7 +460,7 @@ cntn=$(jq '.[0].cntn' "$O/s_both.json")
 
 # CNPs from B (ft_cnp), to the live QP q2 and to a QP A has not
 cnps() {
-	peer "$CONG_PROGS/ft_cnp --ifname \$FT_NETDEV --dst-ip $A_IP --qpn $1 --count $2 --interval-us 1000" \
+	peer "$FT_PROGS/ft_cnp --ifname \$FT_NETDEV --dst-ip $A_IP --qpn $1 --count $2 --interval-us 1000" \
 		>"$O/cnp.json" || return 1
 	[ "$(jq .sent "$O/cnp.json")" = "$2" ]
 }
@@ -498,15 +498,15 @@ np_was=$(cat "$NP")
 # NAME PORT: B writes ECT(0) to A, netem on B marks 20% of them CE
 ecn_run() {
 	cong_netem peer ect0 loss 20% ecn || return 1
-	cong_cap_start "$1" self || return 1
-	"$CONG_PROGS/ft_qps" --server -p "$2" --tclass 2 --timeout-s 120 "${common[@]}" \
+	cap_start "$O/$1.pcap" "${CONG_CAP[@]}" || return 1
+	"$FT_PROGS/ft_qps" --server -p "$2" --tclass 2 --timeout-s 120 "${common[@]}" \
 		>"$O/$1.json" 2>"$O/$1.err" &
 	local s=$! rc=0
 
 	cli "$1" "$2" --tclass 2 "${common[@]}" || rc=$?
 	wait "$s" || rc=$?
 	cong_netem_del peer
-	cong_cap_stop "$1"
+	cap_stop "$O/$1.pcap"
 	return "$rc"
 }
 echo 0 >"$NP"
@@ -525,7 +525,7 @@ cong_eq "ecn: cc_rx_ce_pkts == np_ecn_marked_roce_packets" "$(d cc_rx_ce_pkts)" 
 cong_eq "ecn: np_cnp_sent: a CNP for each" "$(d np_cnp_sent)" "$ce"
 cong_eq "ecn: tshark's CNPs to B's QP == np_cnp_sent" "$(ov e "$B_IP" "$bq" cnp)" "$(d np_cnp_sent)"
 cong_eq "ecn: cc_tx_cnp_pkts == np_cnp_sent" "$(d cc_tx_cnp_pkts)" "$(d np_cnp_sent)"
-"$CONG_PROGS/ft_icrc" "$O/e.pcap" >"$O/e_icrc.json"
+"$FT_PROGS/ft_icrc" "$O/e.pcap" >"$O/e_icrc.json"
 log "ft_icrc: $(cat "$O/e_icrc.json")"
 cong_eq "ecn: ft_icrc: every captured frame's ICRC is right, the CNPs' too (bad)" \
 	"$(jq .icrc_bad "$O/e_icrc.json")" 0
@@ -562,7 +562,7 @@ cong_eq "limits: the set's rx_write_requests wrapped: ($START + $n) mod 2^32" \
 stop "$zs"
 
 rdma statistic qp set link rxe0/1 auto off
-"$CONG_PROGS/ft_qps" --no-connect -n 50 --hold --timeout-s 600 >"$O/nc.json" 2>"$O/nc.err" &
+"$FT_PROGS/ft_qps" --no-connect -n 50 --hold --timeout-s 600 >"$O/nc.json" 2>"$O/nc.err" &
 nc=$!
 bg+=("$nc")
 wait_for 60 done_json nc || log "ft_qps --no-connect: $(cat "$O/nc.err")"
@@ -599,7 +599,7 @@ cong_eq "limits: the QPs gone, no set left" "$(nsets "$O/m_none.json")" 0
 rdma statistic qp set link rxe0/1 auto pid on
 pids=()
 for i in $(seq 10); do
-	"$CONG_PROGS/ft_qps" --no-connect -n 5 --hold --timeout-s 600 >"$O/p$i.json" 2>"$O/p$i.err" &
+	"$FT_PROGS/ft_qps" --no-connect -n 5 --hold --timeout-s 600 >"$O/p$i.json" 2>"$O/p$i.err" &
 	pids+=($!)
 	bg+=($!)
 	wait_for 60 done_json "p$i" || log "ft_qps p$i: $(cat "$O/p$i.err")"
