@@ -34,7 +34,7 @@
 # Figures come from pfc-get through the kernel's YNL client and this
 # family's spec (per link and per port); the oracle is what ft_pfc sent.
 # The kernel log is scanned for splats by the harness.
-set -uo pipefail
+set -euo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/lib.sh"
 
@@ -61,13 +61,13 @@ rm -rf "$O"
 mkdir -p "$O"
 
 had_rxe0=0
-[ -e /sys/class/infiniband/rxe0 ] && had_rxe0=1
+[ ! -e /sys/class/infiniband/rxe0 ] || had_rxe0=1
 BG=()
 cleanup() {
 	local p d
 
 	for p in "${BG[@]}"; do
-		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
+		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true
 	done
 	for d in ftr0 ftr1 ftrp ftrv; do
 		[ ! -e "/sys/class/infiniband/$d" ] || rdma link delete "$d"
@@ -88,7 +88,7 @@ cleanup() {
 	[ "$had_rxe0" = 0 ] || rxe_up self
 	return 0
 }
-trap cleanup EXIT
+at_exit cleanup
 
 # The YNL client on pfc-get for rxe device $1, into file $2.
 pfc_get() {
@@ -117,17 +117,18 @@ sums_ok() {
 eq() {
 	if [ "$2" = "$3" ]; then ktap_ok "$1 ($2)"; else ktap_fail "$1 (got $2, want $3)"; fi
 }
-# inject WIRE NAME FT_PFC-ARGS...: ft_pfc on B's end of wire 1 or 2
+# inject WIRE NAME FT_PFC-ARGS...: ft_pfc on B's end of wire 1 or 2; a
+# failure is logged, and shows in the checks (the counts, what it sent)
 inject() {
 	local ifv='$FT_NETDEV' name=$2
 
 	[ "$1" = 1 ] || ifv='$FT_NETDEV2'
 	shift 2
-	if ! peer "$PROG --ifname $ifv $*" >"$O/$name.json" 2>"$O/$name.err"; then
+	if peer "$PROG --ifname $ifv $*" >"$O/$name.json" 2>"$O/$name.err"; then
+		log "ft_pfc $name: $(jq -c '{sent, prio, quanta}' "$O/$name.json")"
+	else
 		log "ft_pfc $name failed: $(cat "$O/$name.err")"
-		return 1
 	fi
-	log "ft_pfc $name: $(jq -c '{sent, prio, quanta}' "$O/$name.json")"
 }
 sent() { jq -s 'map(.sent) | add' "$@"; }
 has_addr() { ip maddr show dev "$1" | grep -qw "$PFC_ADDR"; }
@@ -275,14 +276,14 @@ eq "port priority 2: the links' sum" "$(pv "$O/p3.json" 2 paused-ns)" $((512000 
 log "priority 6 frames the new port saw while it was made: $(pv "$O/p3.json" 6 frames)"
 # the same port, its bond emptied, turned balance-xor, and filled again
 ip link set "$N1" nomaster && ip link set "$N2" nomaster && ip link set ftb0 down &&
-	ip link set ftb0 type bond mode balance-xor
+	ip link set ftb0 type bond mode balance-xor || fail_all "cannot empty ftb0 and turn it balance-xor"
 ktap_assert "ftb0 emptied, balance-xor, $N1 and $N2 again; rxe ftr0 stays" \
 	eval "enslave ftb0 $N1 $N2 && [ -e /sys/class/infiniband/ftr0 ]"
 inject 1 m2 --prio 5 --quanta 1000
 inject 2 n2 --prio 5 --quanta 1000
 sleep 0.2
 pfc_get ftr0 "$O/p3b.json"
-bs=$(ethtool ftb0 | sed -n 's/.*Speed: \([0-9]*\).*/\1/p')
+bs=$(ethtool ftb0 | sed -n 's/.*Speed: \([0-9]*\).*/\1/p') || true	# "?" if it says none
 log "pfc-get: $(jq -c . "$O/p3b.json"); ethtool ftb0: ${bs:-?} Mb/s"
 eq "balance-xor: links and speeds again" \
 	"$(links "$O/p3b.json") $(lf "$O/p3b.json" "$N1" speed)/$(lf "$O/p3b.json" "$N2" speed)" \
