@@ -277,13 +277,18 @@ static enum ft_drop header_checks(const u8 *ip, u32 avail, const struct ft_pkt *
 	const u8 *bth = ip + (pkt->flags & FT_PKT_IPV6 ? 40 : (ip[0] & 0xf) * 4) + 8;
 	u32 pkey = ft_get_be16(bth + 2), op = pkt->opcode & 0xe0;
 
-	/* opcodes rxe knows: RC, UC, RD, UD, no reserved one; BTH version 0 */
-	if (op > 0x60 || !(ft_ops[pkt->opcode].flags & FT_OP_VALID) || (bth[1] & 0xf))
+	bool known = op <= 0x60 && (ft_ops[pkt->opcode].flags & FT_OP_VALID);
+
+	/* in rxe's order: the BTH version, then the QP, then what it takes */
+	if (bth[1] & 0xf)
 		return FT_DROP_MALFORMED;
 	if (pkt->qpn == MCAST_QPN)
-		return FT_DROP_MAX;
+		return known ? FT_DROP_MAX : FT_DROP_MALFORMED;
 	if (!pkt->qpn || !qp->found)
 		return FT_DROP_UNKNOWN_QP;
+	/* opcodes rxe knows: RC, UC, RD, UD, no reserved one (a CNP is not) */
+	if (!known)
+		return FT_DROP_MALFORMED;
 	switch (qp->type) {
 	case QPT_RC:
 		if (op != RC)

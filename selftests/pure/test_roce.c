@@ -513,6 +513,16 @@ TEST(drop_reasons)
 	t.payload = 0;
 	BUILD();
 	EXPECT_EQ(FT_DROP_MALFORMED, WHY());
+	/* rxe looks the QP up first: an opcode it does not know, to no QP */
+	q.found = 0;
+	EXPECT_EQ(FT_DROP_UNKNOWN_QP, WHY());
+	q = rc_rts;
+	t.opcode = 0x81;			/* a CNP, to no QP of this node */
+	t.payload = 16;
+	BUILD();
+	q.found = 0;
+	EXPECT_EQ(FT_DROP_UNKNOWN_QP, WHY());
+	q = rc_rts;
 	t.opcode = 0x0a;
 	t.payload = 64;
 	t.qpn = 0xffffff;			/* multicast: no group took it */
