@@ -40,7 +40,9 @@ HERE=$(dirname "$(readlink -f "$0")")
 DSCP=26
 INTERVAL_US=1000
 N=${FT_FORGED_N:-300}
-TRAFFIC_S=${FT_FORGED_TRAFFIC_S:-6}
+# long enough that the forged frames (and ft_cnp's, whose peer start takes
+# seconds on a TCG node) arrive while A's QP lives
+TRAFFIC_S=${FT_FORGED_TRAFFIC_S:-12}
 # packets per second each writer offers: the CE marks must come faster
 # than one an interval for (b)'s upper bound to bind
 RATE=${FT_FORGED_RATE:-3000}
@@ -246,13 +248,16 @@ cong_stats self "$O/stats0.json"
 ktap_assert "A: capture of CE marks to A and CNPs from A started" \
 	cap_start "$O/b.pcap" "${CONG_CAP[@]}" -- "$CAPTURE"
 ktap_assert "(b) ib_write_bw -b A <-> B started, A's QP connected" traffic_start b -b
+rx_drops >"$O/drops2.json" || log "rx-drops of A unreadable"
 crc=0
 peer -t 120 "$FT_PROGS/ft_cnp --ifname \$FT_NETDEV --dst-ip $FT_SELF_IP --qpn $QA \
-	--interval-us $CNP_GAP_US --count 100000000 --seconds $((TRAFFIC_S - 1)) --timeout-s 100" \
+	--interval-us $CNP_GAP_US --count 100000000 --seconds $((TRAFFIC_S - 4)) --timeout-s 100" \
 	>"$O/cnp.json" 2>"$O/cnp.err" || crc=$?
 running=0
 kill -0 "$CLI" 2>/dev/null || running=1
 log "(b) ft_cnp: $(jq -c '{sent, interval_us, elapsed_s, error}' "$O/cnp.json") $(head -c 300 "$O/cnp.err")"
+rx_drops >"$O/drops3.json" || log "rx-drops of A unreadable"
+log "(b) A's rx-drops while ft_cnp sent: $(cat "$O/drops2.json") -> $(cat "$O/drops3.json"); A's QP $QA now: $(fabtrace -j qp show dev rxe0 qpn "$QA" | jq -c "[.[] | {pid, state, remote_qpn, remote_ip: .remote_addr, rx_cnp: .rx.cnp}]" 2>&1 | head -c 400)"
 injected_ok() { [ "$crc" = 0 ] && [ "$running" = 0 ] && jq -e ".sent > 0" "$O/cnp.json" >/dev/null; }
 ktap_result "(b) ft_cnp sent CNPs to A's QP throughout the traffic" injected_ok
 ktap_result "(b) ib_write_bw -b client and server exit 0" traffic_wait b
