@@ -48,7 +48,10 @@ TRAFFIC_S=${FT_FORGED_TRAFFIC_S:-12}
 RATE=${FT_FORGED_RATE:-3000}
 CNP_GAP_US=20
 CAPTURE="udp port 4791 and ((dst host $FT_SELF_IP and ip[1] & 3 = 3) or (src host $FT_SELF_IP and udp[8] = 0x81))"
-BW="ib_write_bw -d rxe0 -x 1 -F -c RC -q 1 -s 1024 --tclass=$((DSCP << 2)) -D $TRAFFIC_S \
+# (b)'s run is longer: ft_cnp must send all its CNPs while A's QP lives
+TRAFFIC_B_S=${FT_FORGED_TRAFFIC_B_S:-25}
+CNP_S=6
+BW="ib_write_bw -d rxe0 -x 1 -F -c RC -q 1 -s 1024 --tclass=$((DSCP << 2)) \
 --rate_limit=$RATE --rate_units=p --rate_limit_type=SW"
 
 cong_init forged
@@ -94,7 +97,7 @@ traffic_start() {
 	SRV=$! PA=$!
 	bg_add "$SRV"
 	wait_for 60 server_listening || { log "$name: server not listening"; return 1; }
-	peer -t $((TRAFFIC_S + 120)) "$OR_EXEC_PID $BW $* $FT_SELF_IP" >"$O/${name}_cli.log" 2>&1 &
+	peer -t $((TRAFFIC_B_S + 120)) "$OR_EXEC_PID $BW $* $FT_SELF_IP" >"$O/${name}_cli.log" 2>&1 &
 	CLI=$!
 	bg_add "$CLI"
 	_a_rts() {
@@ -185,7 +188,7 @@ cong_stats self "$O/stats0.json"
 ktap_assert "A: capture of CE marks to A and CNPs from A started" \
 	cap_start "$O/a.pcap" "${CONG_CAP[@]}" -- "$CAPTURE"
 
-ktap_assert "(a) ib_write_bw B -> A started, A's QP connected" traffic_start a
+ktap_assert "(a) ib_write_bw B -> A started, A's QP connected" traffic_start a -D "$TRAFFIC_S"
 fuzz() {
 	peer -t 120 "$WF --ifname \$FT_NETDEV --dst-ip $FT_SELF_IP --live-qpn $QA:$QA_RQ:$QA_SQ \
 		--only $1 --dscp $DSCP --count $N --rate $((N * 2)) --timeout-s 100" >"$O/$1.json" 2>"$O/$1.err"
@@ -247,17 +250,17 @@ ktap_assert "netem on both nodes: 50% of ECT(0) RoCE packets marked CE" \
 cong_stats self "$O/stats0.json"
 ktap_assert "A: capture of CE marks to A and CNPs from A started" \
 	cap_start "$O/b.pcap" "${CONG_CAP[@]}" -- "$CAPTURE"
-ktap_assert "(b) ib_write_bw -b A <-> B started, A's QP connected" traffic_start b -b
+ktap_assert "(b) ib_write_bw -b A <-> B started, A's QP connected" traffic_start b -b -D "$TRAFFIC_B_S"
 rx_drops >"$O/drops2.json" || log "rx-drops of A unreadable"
 crc=0
 peer -t 120 "$FT_PROGS/ft_cnp --ifname \$FT_NETDEV --dst-ip $FT_SELF_IP --qpn $QA \
-	--interval-us $CNP_GAP_US --count 100000000 --seconds $((TRAFFIC_S - 4)) --timeout-s 100" \
+	--interval-us $CNP_GAP_US --count 100000000 --seconds $CNP_S --timeout-s 100" \
 	>"$O/cnp.json" 2>"$O/cnp.err" || crc=$?
 running=0
 kill -0 "$CLI" 2>/dev/null || running=1
 log "(b) ft_cnp: $(jq -c '{sent, interval_us, elapsed_s, error}' "$O/cnp.json") $(head -c 300 "$O/cnp.err")"
 rx_drops >"$O/drops3.json" || log "rx-drops of A unreadable"
-log "(b) A's rx-drops while ft_cnp sent: $(cat "$O/drops2.json") -> $(cat "$O/drops3.json"); A's QP $QA now: $(fabtrace -j qp show dev rxe0 qpn "$QA" | jq -c "[.[] | {pid, state, remote_qpn, remote_ip: .remote_addr, rx_cnp: .rx.cnp}]" 2>&1 | head -c 400)"
+log "(b) A's rx-drops while ft_cnp sent: $(cat "$O/drops2.json") -> $(cat "$O/drops3.json"); A's QP $QA now: $(fabtrace -j qp show dev rxe0 qpn "$QA" | jq -c "[.[] | {pid, state, flags, rx_cnp: .rx.cnp}]" 2>&1 | head -c 400)"
 injected_ok() { [ "$crc" = 0 ] && [ "$running" = 0 ] && jq -e ".sent > 0" "$O/cnp.json" >/dev/null; }
 ktap_result "(b) ft_cnp sent CNPs to A's QP throughout the traffic" injected_ok
 ktap_result "(b) ib_write_bw -b client and server exit 0" traffic_wait b
