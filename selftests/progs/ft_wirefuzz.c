@@ -391,7 +391,10 @@ static void predict(struct frame *f, const struct spec *s, int li)
 {
 	bool pkey_ok = (s->pkey & 0x7fff) == 0x7fff;
 
+	/* rxe's order: the BTH version, then the QP, then the opcode */
 	if (s->opcode == FT_OPCODE_CNP) {
+		if (li < 0 && s->qpn != 0xffffff && !(s->bth1 & 0xf))
+			return drop(f, FT_DROP_UNKNOWN_QP);
 		/* rxe knows no CNP: malformed, unless its other checks pass */
 		if (li < 0 || s->ipv6 || !pkey_ok || s->bad_icrc)
 			return drop(f, FT_DROP_MALFORMED);
@@ -401,12 +404,17 @@ static void predict(struct frame *f, const struct spec *s, int li)
 		f->payload = 0;
 		return;
 	}
-	if (!op_known(s->opcode) || (s->bth1 & 0xf))
+	if (s->bth1 & 0xf)
 		return drop(f, FT_DROP_MALFORMED);
-	if (s->qpn == 0xffffff)
+	if (s->qpn == 0xffffff) {
+		if (!op_known(s->opcode))
+			return drop(f, FT_DROP_MALFORMED);
 		return drop(f, s->bad_icrc ? FT_DROP_ICRC : FT_DROP_MCAST);
+	}
 	if (li < 0)
 		return drop(f, FT_DROP_UNKNOWN_QP);
+	if (!op_known(s->opcode))
+		return drop(f, FT_DROP_MALFORMED);
 	if ((s->opcode & 0xe0) != 0)
 		return drop(f, FT_DROP_QP_STATE);
 	if (s->ipv6)
