@@ -42,6 +42,7 @@ rx_pkts() {
 		python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["tx"]["packets"])'
 }
 
+modprobe fabtrace
 rxe_up self
 ip netns del "$NS" 2>/dev/null || true
 ip netns add "$NS"
