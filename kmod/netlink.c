@@ -320,9 +320,9 @@ int ft_nl_init(void)
 
 	ft_nl_load_time = ktime_get_real_ns();
 	/*
-	 * The family is __ro_after_init: a module's such data turns read-only
-	 * only once its init function has returned (do_init_module()), and
-	 * this runs from it, before the family is registered and reachable.
+	 * The family is __ro_after_init: a module's such data is made
+	 * read-only once its init function has returned (do_init_module()),
+	 * and this runs from it, before the family is registered and reachable.
 	 */
 	err = ft_compat_merge_ops(&fabtrace_nl_family);
 	if (err)
