@@ -37,10 +37,11 @@ echo "# fabtrace $version, dkms $(dkms --version 2>/dev/null | awk '{ print $NF 
 # What DKMS would change on the host if it escaped DKMS_ROOT.
 host_state() {
 	{
-		find /usr/src /var/lib/dkms -maxdepth 3 -printf '%p %T@\n' 2>/dev/null
+		# a directory that is not there is a state too
+		find /usr/src /var/lib/dkms -maxdepth 3 -printf '%p %T@\n' 2>/dev/null || true
 		for k in "${kvers[@]}"; do
 			find "/lib/modules/$k" -maxdepth 1 -name 'modules.*' -printf '%p %T@ %s\n'
-			find "/lib/modules/$k/updates" -printf '%p %T@\n' 2>/dev/null
+			find "/lib/modules/$k/updates" -printf '%p %T@\n' 2>/dev/null || true
 		done
 	} | sort
 }
