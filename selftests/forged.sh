@@ -269,7 +269,16 @@ ktap_result "(b) ft_cnp sent CNPs to A's QP" injected_ok
 ktap_result "(b) ib_write_bw -b client and server exit 0" traffic_wait b
 sleep 1
 cap_stop "$O/b.pcap" || log "tcpdump did not end well"
-cong_eq "(b) the capture dropped nothing" "$(cap_dropped "$O/b.pcap")" 0
+bdrop=$(cap_dropped "$O/b.pcap")
+# A TCG node under both directions' traffic and ft_cnp's flood may not keep
+# up with its capture (6.12 once dropped 25,919 frames): then the wire is no
+# oracle for (b)'s CNPs, and those checks say so as skips.
+WIRE_WHY="the capture dropped $bdrop frames on this loaded node: the wire cannot count A's CNPs"
+if [ "$bdrop" = 0 ]; then
+	ktap_ok "(b) the capture dropped nothing"
+else
+	ktap_skip "(b) the capture dropped nothing" "$WIRE_WHY"
+fi
 cong_netem_del self
 cong_netem_del peer
 cong_stats self "$O/stats1.json"
@@ -289,10 +298,16 @@ noqp=$(( $(jq .rxe0.unknown_qp "$O/drops3.json") - $(jq .rxe0.unknown_qp "$O/dro
 cong_eq "(b) every CNP B sent A's QP is counted: its rx cnp + unknown-qp drops after it went ($rx + $noqp) == ft_cnp $sent + B's QP tx cnp $btx" \
 	$((rx + noqp)) $((sent + btx))
 log "(b) ft_cnp's CNPs counted on A's QP while it lived: $((rx - btx)), as unknown-qp after: $noqp"
-cong_eq "(b) A's QP tx cnp == CNPs from A to B's QP on the wire" "$tx" "$(jq .cnp_from_a <<<"$wb")"
-ktap_result "(b) A's QP sent CNPs ($tx) >= 1, <= CE span $(jq .ce_span_us <<<"$wb") us / $INTERVAL_US us + 1 = $(jq .cnp_max <<<"$wb")" \
-	test "$tx" -ge 1 -a "$tx" -le "$(jq .cnp_max <<<"$wb")"
-ktap_result "(b) A's QP sent CNPs ($tx) >= half of the $(jq .cnp_allowed <<<"$wb") its $(jq .ce_to_a <<<"$wb") CE marks allow" \
-	test $((2 * tx)) -ge "$(jq .cnp_allowed <<<"$wb")"
+if [ "$bdrop" = 0 ]; then
+	cong_eq "(b) A's QP tx cnp == CNPs from A to B's QP on the wire" "$tx" "$(jq .cnp_from_a <<<"$wb")"
+	ktap_result "(b) A's QP sent CNPs ($tx) >= 1, <= CE span $(jq .ce_span_us <<<"$wb") us / $INTERVAL_US us + 1 = $(jq .cnp_max <<<"$wb")" \
+		test "$tx" -ge 1 -a "$tx" -le "$(jq .cnp_max <<<"$wb")"
+	ktap_result "(b) A's QP sent CNPs ($tx) >= half of the $(jq .cnp_allowed <<<"$wb") its $(jq .ce_to_a <<<"$wb") CE marks allow" \
+		test $((2 * tx)) -ge "$(jq .cnp_allowed <<<"$wb")"
+else
+	ktap_skip "(b) A's QP tx cnp == CNPs from A to B's QP on the wire" "$WIRE_WHY"
+	ktap_skip "(b) A's QP sent CNPs within the CE marks' bounds" "$WIRE_WHY"
+	ktap_skip "(b) A's QP sent CNPs >= half of what its CE marks allow" "$WIRE_WHY"
+fi
 log "whole test: $SECONDS s"
 ktap_finished
