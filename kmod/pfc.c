@@ -359,7 +359,6 @@ static void policy_move_one(const struct ft_dev *cdev, struct ft_qp *qp, void *a
  * misconfigured.  Context: the policy lock, process; @new is published.
  * A QP published meanwhile took its priority under @new already.
  */
-/* A port's policy changed: its QPs may have another priority now. */
 static void pfc_policy_changed(const struct ft_dev *dev, u32 port,
 			       const struct ft_port_policy *old,
 			       const struct ft_port_policy *new)

@@ -166,7 +166,7 @@ skip_all() {
 }
 
 # kindep_here: true when this node runs the parts of tests that do not
-# depend on the kernel.  vm-test.sh runs them on the last kernel of a run
+# depend on the kernel.  vm-test.sh runs them on the first kernel of a run
 # (FT_KINDEP_ON); run any other way, every node does.  KINDEP_WHY says why not.
 kindep_here() {
 	[ -z "${FT_KINDEP_ON:-}" ] || [ "$FT_KINDEP_ON" = "$(uname -r)" ]

@@ -60,14 +60,16 @@ NOBODY_N=${NL_FUZZ_NOBODY:-55000}
 # the debug kernel (KASAN, lockdep) answers ~4 times slower: as long again
 # (and every limit around the traffic with it: a server killed at a fixed
 # 200 s left A sending to QPs B no longer had)
-TRAFFIC_S=${NL_FUZZ_TRAFFIC_S:-$((80 * ${FT_TIMEOUT_SCALE:-1}))}
+# The two runs took 25 s (6.1) and 16 s (6.12), the longer one 14 s:
+# traffic for twice their sum, each stopped at 25 s.
+TRAFFIC_S=${NL_FUZZ_TRAFFIC_S:-$((55 * ${FT_TIMEOUT_SCALE:-1}))}
 # Each run stops at this (then reports fewer messages, and fails below).
-LIMIT_S=$((TRAFFIC_S / 2 - 5))
+LIMIT_S=$((25 * ${FT_TIMEOUT_SCALE:-1}))
 # perftest polls its CQ: at nice 0 it took most of the one vCPU and cut the
 # fuzz to ~600 messages/s.  Niced, it gets what the fuzz leaves (perftest's
 # -e, CQ events, does not work with -D, nor for WRITE).
 BW="nice -n 19 stdbuf -oL ib_write_bw"
-BW_ARGS="-d rxe0 -x 1 -F -c RC -q 2 -s 8192 -u 20 -D $TRAFFIC_S --wait_destroy=20"
+BW_ARGS="-d rxe0 -x 1 -F -c RC -q 2 -s 8192 -u 20 -D $TRAFFIC_S --wait_destroy=$((12 * ${FT_TIMEOUT_SCALE:-1}))"
 REPORT='^ *Waiting [0-9]+ seconds before releasing resources'
 
 cleanup() {

@@ -53,12 +53,12 @@ WF=$FT_PROGS/ft_wirefuzz
 SEED=${FT_WIREFUZZ_SEED:-14}
 COUNT=${FT_WIREFUZZ_COUNT:-100000}
 RATE=${FT_WIREFUZZ_RATE:-0}
-# the 100,000 frames took 7 s on 6.1 (the whole test 111 s on 6.12): the
-# traffic needs to outlast them; on the debug kernel (KASAN, lockdep), ~4
-# times slower, they took 87 s: as many times longer there
-TRAFFIC_S=${FT_WIREFUZZ_TRAFFIC_S:-$((60 * ${FT_TIMEOUT_SCALE:-1}))}
+# the 100,000 frames took 5-7 s on both kernels: the traffic needs to
+# outlast them, four times over; on the debug kernel (KASAN, lockdep),
+# ~4 times slower, they took 87 s: as many times longer there
+TRAFFIC_S=${FT_WIREFUZZ_TRAFFIC_S:-$((30 * ${FT_TIMEOUT_SCALE:-1}))}
 NQ=2
-BW_ARGS="-d rxe0 -x 1 -F -c RC -q $NQ -s 1024 -t 4 -u 20 -D $TRAFFIC_S --wait_destroy=30"
+BW_ARGS="-d rxe0 -x 1 -F -c RC -q $NQ -s 1024 -t 4 -u 20 -D $TRAFFIC_S --wait_destroy=$((12 * ${FT_TIMEOUT_SCALE:-1}))"
 REPORT='^ *Waiting [0-9]+ seconds before releasing resources'
 
 # rx_drops: {"DEV": {"malformed": N, ...} or null} for every fabtrace device

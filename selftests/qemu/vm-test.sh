@@ -51,11 +51,15 @@ if [ "$selftest" = 1 ]; then
 fi
 export T=${T:-}
 # Parts of tests that do not depend on the kernel (a Prometheus server,
-# the kselftest install) run on one kernel of the run, the last; the
-# others skip them and say where they ran.
+# the kselftest install) run on one kernel of the run, the first: 6.12's
+# nodes run the rest of the suite slower than 6.1's (2,597 s against
+# 2,451 s), and 6.1 taking them evens the two lanes out.  The others skip them and say where they ran.
 FT_KINDEP_ON=
-[ $# -lt 2 ] || FT_KINDEP_ON=${*: -1}
+[ $# -lt 2 ] || FT_KINDEP_ON=$1
 export FT_KINDEP_ON
+# The tests' CPU model (nodes.sh): qemu64 took 125 s where max took 140 s
+# (qp_oracles.sh, 6.12, alone on the host).
+export FT_VM_CPU=${FT_VM_CPU:-qemu64}
 
 # The C helpers (ftpeer) must be current; cheap when they are.
 make -s -C "$FT_REPO/selftests" BUILD="$BUILD" all
