@@ -132,8 +132,10 @@ vm_run() {
 	else
 		set --
 	fi
-	# slab_nomerge: the ft_qp cache keeps its own line in /proc/slabinfo
-	env T="$t" FT_VM_TIMEOUT="${FT_VM_TIMEOUT:-3600}" FT_VM_APPEND="slab_nomerge" "$@" \
+	# slab_nomerge: the ft_qp cache keeps its own line in /proc/slabinfo;
+	# max: the CPU the counts were always taken on (vm-test.sh's is qemu64)
+	env T="$t" FT_VM_TIMEOUT="${FT_VM_TIMEOUT:-3600}" FT_VM_APPEND="slab_nomerge" \
+		FT_VM_CPU="${FT_VM_CPU:-max}" "$@" \
 		"$TOP/selftests/qemu/vm-test.sh" -q "$kver" >"$out/vm-$clock.log" 2>&1 || {
 		tail -n 40 "$out/vm-$clock.log"
 		echo "bench.sh: the QEMU part ($what) did not complete" >&2

@@ -38,8 +38,8 @@ FT_VM_MEM=${FT_VM_MEM:-2048}
 FT_VM_ACCEL=${FT_VM_ACCEL:-tcg,thread=multi}
 FT_VM_QEMU_ARGS=${FT_VM_QEMU_ARGS:-}
 # QEMU CPU model.  "max" (the demo, the bench: every feature TCG emulates);
-# vm-test.sh asks for qemu64, on which the suite ran 10% faster (userspace
-# takes the SSE2 paths of glibc, which TCG translates more cheaply).
+# vm-test.sh asks for qemu64, on which tests ran 10% faster (fewer
+# features for TCG to emulate on every path: vm-test.sh has the numbers).
 FT_VM_CPU=${FT_VM_CPU:-max}
 # Kernel command line.  loglevel=5: warnings reach the console live.
 # printk.time=1: the log scanner only trusts timestamped (kernel) lines.

@@ -57,8 +57,9 @@ export T=${T:-}
 FT_KINDEP_ON=
 [ $# -lt 2 ] || FT_KINDEP_ON=$1
 export FT_KINDEP_ON
-# The tests' CPU model (nodes.sh): qemu64 took 125 s where max took 140 s
-# (qp_oracles.sh, 6.12, alone on the host).
+# The tests' CPU model (nodes.sh): on qemu64, cnp.sh and qp_oracles.sh
+# took 172 s on 6.12 alone on the host, 192 s on max (boots 9 s, 12 s);
+# adding pclmulqdq and SSE4.2 to qemu64 gained nothing more (171 s).
 export FT_VM_CPU=${FT_VM_CPU:-qemu64}
 
 # The C helpers (ftpeer) must be current; cheap when they are.
