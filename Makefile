@@ -237,13 +237,23 @@ vm-test: all test-modules $(BUILD)/tools/.stamp $(BUILD)/tools/iproute2/.stamp
 	$(MAKE) -C $(TOP)/selftests all
 	$(TOP)/selftests/qemu/vm-test.sh -j $(VM_JOBS) $(KVERS)
 
+# Each step's start is stamped, so that where the suite's time goes shows.
+test_step = @echo "make test: $(1) at $$(date +%T) ($$(( $$(date +%s) - $(2) )) s in)"
 test: deps
+	$(eval T0 := $(shell date +%s))
+	$(call test_step,all,$(T0))
 	$(MAKE) all
+	$(call test_step,check,$(T0))
 	$(MAKE) check
+	$(call test_step,style sparse spec-check,$(T0))
 	$(MAKE) style sparse spec-check
+	$(call test_step,dkms-check,$(T0))
 	$(MAKE) dkms-check
+	$(call test_step,vm-test,$(T0))
 	$(MAKE) vm-test
+	$(call test_step,bench smoke,$(T0))
 	$(MAKE) bench BENCH=smoke
+	$(call test_step,done,$(T0))
 
 # deps may install the first kernel headers: the rest runs in a sub-make,
 # which sees them.
@@ -264,7 +274,8 @@ fresh-check:
 test-debug: deps user
 	$(TOP)/selftests/qemu/debug-kernel.sh test
 
-# make check fuzzes for 60 s; this is the longer run.
+# make check fuzzes for 30 s, to show the fuzzers run clean; this is the
+# longer run.
 FUZZ_TIME ?= 600
 fuzz: $(BUILD)/tools/.stamp
 	$(MAKE) -C $(TOP)/selftests/pure fuzz FUZZ_TIME=$(FUZZ_TIME)
