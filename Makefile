@@ -239,18 +239,21 @@ vm-test: all test-modules $(BUILD)/tools/.stamp $(BUILD)/tools/iproute2/.stamp
 
 # Each step's start is stamped, so that where the suite's time goes shows.
 test_step = @echo "make test: $(1) at $$(date +%T) ($$(( $$(date +%s) - $(2) )) s in)"
+# The host steps build on every core (their output kept together per job);
+# the VM step builds its test modules so, then runs live (VM_JOBS).
+TEST_J := -j$(shell nproc) --output-sync=recurse
 test: deps
 	$(eval T0 := $(shell date +%s))
 	$(call test_step,all,$(T0))
-	$(MAKE) all
+	$(MAKE) $(TEST_J) all
 	$(call test_step,check,$(T0))
-	$(MAKE) check
+	$(MAKE) $(TEST_J) check
 	$(call test_step,style sparse spec-check,$(T0))
-	$(MAKE) style sparse spec-check
+	$(MAKE) $(TEST_J) style sparse spec-check
 	$(call test_step,dkms-check,$(T0))
 	$(MAKE) dkms-check
 	$(call test_step,vm-test,$(T0))
-	$(MAKE) vm-test
+	$(MAKE) -j$(shell nproc) vm-test
 	$(call test_step,bench smoke,$(T0))
 	$(MAKE) bench BENCH=smoke
 	$(call test_step,done,$(T0))
