@@ -255,7 +255,7 @@ test: deps
 	$(call test_step,vm-test,$(T0))
 	$(MAKE) -j$(shell nproc) vm-test
 	$(call test_step,bench smoke,$(T0))
-	$(MAKE) bench BENCH=smoke
+	$(MAKE) -j$(shell nproc) bench BENCH=smoke
 	$(call test_step,done,$(T0))
 
 # deps may install the first kernel headers: the rest runs in a sub-make,

@@ -269,7 +269,7 @@ lossy() {
 }
 
 port "$O/l0.json"
-ktap_result "loss: ib_write_bw B -> A, 100 x 8 KiB, 3% loss each way" lossy lw ib_write_bw self -s 8192 -n 100
+ktap_result "loss: ib_write_bw B -> A, 50 x 8 KiB, 3% loss each way" lossy lw ib_write_bw self -s 8192 -n 50
 port "$O/l1.json"
 aq=$(ptv "$O/lw.srv" local QPN)
 oracle lw --psn "$A_IP/$aq=$(ptv "$O/lw.srv" remote PSN)"
@@ -282,7 +282,7 @@ cong_gt "loss: requests came out of sequence" "$(d out_of_sequence)" 0
 cong_le "loss: rxe's out_of_seq_request (first of a gap) <= out_of_sequence" "$(d out_of_seq_request)" "$(d out_of_sequence)"
 
 port "$O/l0.json"
-ktap_result "loss: ib_read_bw, B reads from A, 100 x 8 KiB, 3% loss each way" lossy lr ib_read_bw self -s 8192 -n 100
+ktap_result "loss: ib_read_bw, B reads from A, 50 x 8 KiB, 3% loss each way" lossy lr ib_read_bw self -s 8192 -n 50
 port "$O/l1.json"
 aq=$(ptv "$O/lr.srv" local QPN)
 oracle lr --psn "$A_IP/$aq=$(ptv "$O/lr.srv" remote PSN)"
@@ -297,8 +297,8 @@ cong_eq "loss: no write request among them" "$(d rx_write_requests)" 0
 port "$O/l0.json"
 port "$O/l0b.json" peer
 cong_netem peer roce loss 3%
-ktap_result "loss: ib_read_bw, A reads from B, 100 x 8 KiB, 3% loss of B's responses" \
-	pt lq ib_read_bw peer -s 8192 -n 100
+ktap_result "loss: ib_read_bw, A reads from B, 50 x 8 KiB, 3% loss of B's responses" \
+	pt lq ib_read_bw peer -s 8192 -n 50
 cong_netem_del peer
 port "$O/l1.json"
 port "$O/l1b.json" peer

@@ -54,9 +54,9 @@ SEED=${FT_WIREFUZZ_SEED:-14}
 COUNT=${FT_WIREFUZZ_COUNT:-100000}
 RATE=${FT_WIREFUZZ_RATE:-0}
 # the 100,000 frames took 5-7 s on both kernels: the traffic needs to
-# outlast them, four times over; on the debug kernel (KASAN, lockdep),
+# outlast them, three times over; on the debug kernel (KASAN, lockdep),
 # ~4 times slower, they took 87 s: as many times longer there
-TRAFFIC_S=${FT_WIREFUZZ_TRAFFIC_S:-$((30 * ${FT_TIMEOUT_SCALE:-1}))}
+TRAFFIC_S=${FT_WIREFUZZ_TRAFFIC_S:-$((20 * ${FT_TIMEOUT_SCALE:-1}))}
 NQ=2
 BW_ARGS="-d rxe0 -x 1 -F -c RC -q $NQ -s 1024 -t 4 -u 20 -D $TRAFFIC_S --wait_destroy=$((12 * ${FT_TIMEOUT_SCALE:-1}))"
 REPORT='^ *Waiting [0-9]+ seconds before releasing resources'
