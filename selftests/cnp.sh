@@ -102,7 +102,6 @@ gaps = [b - a for a, b in zip(cnp, cnp[1:])]
 gaps2 = [b - a for a, b in zip(cnp, cnp[2:])]
 print(json.dumps({"cnp": len(cnp), "dscp": sorted(dscp), "ce": len(ce),
                   "ce_span_us": int((ce[-1] - ce[0]) * 1e6) if ce else 0,
-                  "min_gap_us": int(min(gaps) * 1e6) if gaps else None,
                   "min_gap2_us": int(min(gaps2) * 1e6) if gaps2 else None,
                   "smallest_gaps_us": sorted(int(g * 1e6) for g in gaps)[:3]}))
 EOF

@@ -52,9 +52,9 @@ NQPS=1000
 # Each cycle under traffic takes 10-30 s on Debian's kernels (every
 # ftrace_ops unregistered waits for an RCU-tasks grace period).  They have
 # no KASAN or lockdep to catch a race that does not oops: they run 2
-# cycles (besides the calibration's 2) and 1 unload under policy-sets, to
-# show that the paths work on both kernels; the debug kernel's run (CI,
-# make test-debug) keeps 20 and 6, to find the races.
+# cycles and 1 unload under policy-sets, to show that the paths work on
+# both kernels; the debug kernel's run (CI, make test-debug) keeps 20 and
+# 6 (and 2 calibration cycles), to find the races.
 CYCLES=${FT_FAULTS_CYCLES:-2}
 POLICY_UNLOADS=1
 SIZE=65536
@@ -425,9 +425,10 @@ rw_stop() {
 	echo 60000 >"$RETAIN"
 }
 # On the debug kernel, two cycles under a short perftest run, beside the
-# writer, size the long one: a cycle under a busy-polling perftest took 3.6x (6.1) to 4.7x
-# (6.12) an idle one (each ftrace_ops unregistered waits for an RCU-tasks
-# grace period, which a task that never sleeps holds up), and the cycles
+# writer, size the long one: a cycle under a busy-polling perftest took
+# 3.6x (6.1) to 4.7x (6.12) an idle one (each ftrace_ops unregistered
+# waits for an RCU-tasks grace period, which a task that never sleeps
+# holds up), and the cycles
 # on the debug kernel took 2.8x the calibrated ones while the calibration
 # ran without the writer.  Its run is 40 s x scale: the debug kernel's
 # cycles take 20-25 s, and a cycle after the run has ended is an idle one.
