@@ -233,6 +233,47 @@ class Rping(Case):
         self.assertEqual(got["wire"], "fail")
 
 
+    def dropped_retransmission(self, drops):
+        """B retransmits its last send; it reaches A (the capture has it)
+        after A's QP stopped accepting requests, and rxe drops it: DROPS
+        is what A's device counts for QP state"""
+        d = self.copy("rping")
+        with open(d + "/capture.tsv") as f:
+            rows = f.readlines()
+        last = [r for r in rows if r.split("\t")[1] == "10.99.0.2" and r.split("\t")[4] == "4"][-1].split("\t")
+        last[0], last[13] = "66", "1796393241.650000000"
+        with open(d + "/capture.tsv", "a") as f:
+            f.write("\t".join(last))
+        with open(d + "/tcpdump.err") as f:
+            err = f.read().replace("65 packets", "66 packets")
+        with open(d + "/tcpdump.err", "w") as f:
+            f.write(err)
+
+        def b_sent_one(doc):
+            q = [q for q in doc["qps"] if q["qpn"] == 35][0]
+            for t in (q["tx"], doc["dev"][0]["tx"]):
+                t.update(packets=t["packets"] + 1, bytes=t["bytes"] + 16, send=t["send"] + 1)
+            q["cong"]["retransmits"] += 1
+            q["flags"].append("congested")
+            doc["rxe"][0]["sent_pkts"] += 1
+        self.edit_json(d + "/b1.json", b_sent_one)
+        for f, n in (("a0", 0), ("a1", drops)):
+            self.edit_json("%s/%s.json" % (d, f), lambda doc, n=n: doc["dev"][0].update(rx_drops={"qp_state": n}))
+        return self.check(*self.args(d))
+
+    def test_retransmission_dropped_for_qp_state(self):
+        # (6.1, a loaded host: B's retransmission reached A's QP in error)
+        got = self.dropped_retransmission(1)
+        self.assertEqual(got, verdicts(data("rping", "results")))
+
+    def test_retransmission_lost_uncounted(self):
+        # the same frame, without the drop that explains it
+        self.failed(self.dropped_retransmission(0), ["peer", "wire"])
+
+    def test_drop_without_a_shortfall(self):
+        self.failed(self.dropped_retransmission(2), ["peer", "wire"])
+
+
 class Ftqps(Case):
     def test_spec(self):
         d = data("ftqps")
