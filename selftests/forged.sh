@@ -4,7 +4,7 @@
 # timeout=420
 #
 # A's policy: trust dscp, ECN on priority 3 (DSCP 26), CNPs on, cnp-interval
-# 1000 us.  B's: trust dscp, ECN on priority 3.  Traffic: ib_write_bw, one
+# 20 ms.  B's: trust dscp, ECN on priority 3.  Traffic: ib_write_bw, one
 # RC QP, --tclass=104 (DSCP 26: fabtrace's policy sends it ECT(0)), rate
 # limited, A the server.  A capture on A's wire is decoded by tshark.
 #
@@ -26,10 +26,15 @@
 #     its rx cnp counts the CNPs B sent it (ft_cnp's and B's fabtrace's);
 #     its tx cnp == the CNPs from A to B's QP in the capture, >= 1, and
 #     <= (last CE - first CE) / interval + 1 over the CE marks captured on
-#     their way to it (no two CPUs send one each), and >= half of what the
+#     their way to it (no two CPUs send one each), and >= 3/4 of what the
 #     interval lets those CE marks draw: a CNP at the first, then at the
 #     first one an interval or more after the last CNP (the CNPs A
-#     receives do not silence it).
+#     receives do not silence it).  The interval is 20 ms, far above the
+#     CE marks' spacing: B's CNPs then come about one an interval, and
+#     when they set the time A's were limited by (the defect), A and B's
+#     CNPs raced for each interval and A sent about half of what its CE
+#     marks allow; a limiter of its own sends all of it but for marks
+#     that the capture and the kernel see on either side of an interval.
 # rx-drops is read from `fabtrace -j dev show`.
 set -euo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
@@ -38,7 +43,7 @@ HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/lib-oracle.sh"
 
 DSCP=26
-INTERVAL_US=1000
+INTERVAL_US=20000
 N=${FT_FORGED_N:-300}
 # long enough that the forged frames (and ft_cnp's, whose peer start takes
 # seconds on a TCG node) arrive while A's QP lives
@@ -56,6 +61,11 @@ BW="ib_write_bw -d rxe0 -x 1 -F -c RC -q 1 -s 1024 --tclass=$((DSCP << 2)) \
 
 cong_init forged
 O=$CONG_OUT
+# the captures are written to the node's own /tmp and copied to $O after:
+# tcpdump -U writing each frame to $O (9p) fell behind, and dropped
+# 13,001-35,946 of (b)'s frames
+CAPD=$(mktemp -d /tmp/forged.XXXXXX)
+at_exit rm -rf "$CAPD"
 require_progs
 WF=$FT_PROGS/ft_wirefuzz
 [ -x "$WF" ] || skip_all "$WF not built (make -C selftests)"
@@ -93,7 +103,7 @@ traffic_start() {
 
 	shift
 	# shellcheck disable=SC2086 # BW is a list of words
-	$BW "$@" >"$O/${name}_srv.log" 2>&1 &
+	${A_NICE:-} $BW "$@" >"$O/${name}_srv.log" 2>&1 &
 	SRV=$! PA=$!
 	bg_add "$SRV"
 	wait_for 60 server_listening || { log "$name: server not listening"; return 1; }
@@ -186,7 +196,7 @@ cong_stats self "$O/stats0.json"
 # the CNPs from A: a one-vCPU node under TCG drops frames from a capture of
 # the whole traffic.
 ktap_assert "A: capture of CE marks to A and CNPs from A started" \
-	cap_start "$O/a.pcap" "${CONG_CAP[@]}" -- "$CAPTURE"
+	cap_start "$CAPD/a.pcap" "${CONG_CAP[@]}" -- "$CAPTURE"
 
 ktap_assert "(a) ib_write_bw B -> A started, A's QP connected" traffic_start a -D "$TRAFFIC_S"
 fuzz() {
@@ -213,7 +223,8 @@ ktap_result "(a) B forged $N CE-marked writes with a bad ICRC and $N with a bad 
 ktap_result "(a) the traffic outlasted the forged frames" test "$running" = 0
 ktap_result "(a) ib_write_bw client and server exit 0" traffic_wait a
 or_quiesce 30 self >/dev/null || true
-cap_stop "$O/a.pcap" || log "tcpdump did not end well"
+cap_stop "$CAPD/a.pcap" || log "tcpdump did not end well"
+cp "$CAPD/a.pcap" "$CAPD/a.pcap.err" "$O/"
 cong_eq "(a) the capture dropped nothing" "$(cap_dropped "$O/a.pcap")" 0
 rx_drops >"$O/drops1.json" || log "rx-drops of A unreadable"
 log "A's rx-drops after: $(cat "$O/drops1.json")"
@@ -249,11 +260,13 @@ ktap_assert "netem on both nodes: 50% of ECT(0) RoCE packets marked CE" \
 	eval 'cong_netem self ect0 loss 50% ecn && cong_netem peer ect0 loss 50% ecn'
 cong_stats self "$O/stats0.json"
 ktap_assert "A: capture of CE marks to A and CNPs from A started" \
-	cap_start "$O/b.pcap" "${CONG_CAP[@]}" -- "$CAPTURE"
+	cap_start "$CAPD/b.pcap" "${CONG_CAP[@]}" -- "$CAPTURE"
 # B's end of the traffic niced: at nice 0 its busy polling left B's agent
 # so little of the vCPU that ft_cnp started ~20 s late, and most of its
 # CNPs found A's QP gone (2,465 of 14,108 reached it)
-B_NICE="nice -n 19" ktap_assert "(b) ib_write_bw -b A <-> B started, A's QP connected" \
+# A's end niced too: busy polling at nice 0, it starved A's tcpdump, which
+# dropped 13,001 frames (6.1) and left the CNP checks without a wire
+A_NICE="nice -n 19" B_NICE="nice -n 19" ktap_assert "(b) ib_write_bw -b A <-> B started, A's QP connected" \
 	traffic_start b -b -D "$TRAFFIC_B_S"
 rx_drops >"$O/drops2.json" || log "rx-drops of A unreadable"
 crc=0
@@ -273,7 +286,8 @@ injected_ok() { [ "$crc" = 0 ] && jq -e ".sent > 0" "$O/cnp.json" >/dev/null; }
 ktap_result "(b) ft_cnp sent CNPs to A's QP" injected_ok
 ktap_result "(b) ib_write_bw -b client and server exit 0" traffic_wait b
 sleep 1
-cap_stop "$O/b.pcap" || log "tcpdump did not end well"
+cap_stop "$CAPD/b.pcap" || log "tcpdump did not end well"
+cp "$CAPD/b.pcap" "$CAPD/b.pcap.err" "$O/"
 bdrop=$(cap_dropped "$O/b.pcap")
 # A TCG node under both directions' traffic and ft_cnp's flood may not keep
 # up with its capture (6.12 once dropped 25,919 frames): then the wire is no
@@ -307,12 +321,14 @@ if [ "$bdrop" = 0 ]; then
 	cong_eq "(b) A's QP tx cnp == CNPs from A to B's QP on the wire" "$tx" "$(jq .cnp_from_a <<<"$wb")"
 	ktap_result "(b) A's QP sent CNPs ($tx) >= 1, <= CE span $(jq .ce_span_us <<<"$wb") us / $INTERVAL_US us + 1 = $(jq .cnp_max <<<"$wb")" \
 		test "$tx" -ge 1 -a "$tx" -le "$(jq .cnp_max <<<"$wb")"
-	ktap_result "(b) A's QP sent CNPs ($tx) >= half of the $(jq .cnp_allowed <<<"$wb") its $(jq .ce_to_a <<<"$wb") CE marks allow" \
-		test $((2 * tx)) -ge "$(jq .cnp_allowed <<<"$wb")"
 else
 	ktap_skip "(b) A's QP tx cnp == CNPs from A to B's QP on the wire" "$WIRE_WHY"
 	ktap_skip "(b) A's QP sent CNPs within the CE marks' bounds" "$WIRE_WHY"
-	ktap_skip "(b) A's QP sent CNPs >= half of what its CE marks allow" "$WIRE_WHY"
 fi
+# A capture that dropped frames lowers what the CE marks it kept allow,
+# never raises it (the interval's picks among more marks come no later):
+# this bound holds either way
+ktap_result "(b) A's QP sent CNPs ($tx) >= 3/4 of the $(jq .cnp_allowed <<<"$wb") its $(jq .ce_to_a <<<"$wb") captured CE marks allow" \
+	test $((4 * tx)) -ge $((3 * $(jq .cnp_allowed <<<"$wb")))
 log "whole test: $SECONDS s"
 ktap_finished
