@@ -78,7 +78,8 @@ check "peer: the peer's FT_PEER_IP is this node, its own netdev derived" \
 rc=0" in_lib 'peer "echo \$FT_PEER_IP \$FT_NETDEV"'
 check "peer_lib FUNC: a lib.sh function on the peer" "# from the peer
 rc=0" in_lib 'peer_lib log from the peer'
-check "peer -t 1: killed after 1 s, status 124" "rc=124" in_lib 'peer -t 1 sleep 30'
+# (5 s: the remote sleep keeps the output open, so check waits for it)
+check "peer -t 1: killed after 1 s, status 124" "rc=124" in_lib 'peer -t 1 sleep 5'
 # a background peer command ends when its client is killed
 bg_killed() {
 	peer "echo \$\$ >$T/remote.pid; exec sleep 60" &
