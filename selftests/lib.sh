@@ -245,23 +245,34 @@ wait_for() {
 	done
 }
 
-# cap_settle PCAP: wait until a running capture has written what it was
-# handed (its size unchanged for 2 s, at most 30 s).  The kernel hands
-# tcpdump its ring a block at a time, a block at the latest after 1 s;
-# stopped sooner, tcpdump counts what is still there as "received by
-# filter" but never writes it.  (--immediate-mode hands over every packet
-# at once, but the wakeups cost so much that the kernel dropped 83 % of a
-# burst.)
+# cap_settle PCAP PID: wait until tcpdump (PID) has taken in what its
+# filter passed: asked for its counts (SIGUSR1, a line on its stderr), it
+# has "captured" as many as were "received by filter", or (where it drops
+# some itself: a loopback's outgoing copies) captured nothing more for
+# 1.5 s; at most 30 s.  The kernel hands tcpdump its ring a block at a
+# time, a block at the latest after 1 s; stopped sooner, tcpdump counts
+# what is still there as received but never writes it.  (--immediate-mode
+# hands over every packet at once, but the wakeups cost so much that the
+# kernel dropped 83 % of a burst.)  It waited for the file's size to stay
+# the same for 2 s: 4 s a capture, 24 captures a kernel's run.
 cap_settle() {
-	local last=-1 size stable=0 end=$((SECONDS + 30))
+	local pcap=$1 pid=$2 end=$((SECONDS + 30)) i last=-1 since=${EPOCHREALTIME/./}
+	local re='^tcpdump: ([0-9]+) packets? captured, ([0-9]+) packets? received by filter'
+	local -a lines
 
-	while [ "$stable" -lt 10 ] && [ "$SECONDS" -lt "$end" ]; do
-		sleep 0.2
-		size=$(stat -c %s "$1" 2>/dev/null || echo 0)
-		if [ "$size" = "$last" ]; then
-			stable=$((stable + 1))
-		else
-			stable=0 last=$size
+	while [ "$SECONDS" -lt "$end" ]; do
+		kill -USR1 "$pid" 2>/dev/null || return 0
+		sleep 0.25
+		mapfile -t lines <"$pcap.err"
+		for ((i = ${#lines[@]} - 1; i >= 0; i--)); do
+			[[ ${lines[i]} =~ $re ]] && break
+		done
+		[ "$i" -ge 0 ] || continue
+		[ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] && return 0
+		if [ "${BASH_REMATCH[1]}" != "$last" ]; then
+			last=${BASH_REMATCH[1]} since=${EPOCHREALTIME/./}
+		elif [ $((${EPOCHREALTIME/./} - since)) -ge 1500000 ]; then
+			return 0
 		fi
 	done
 }
@@ -301,7 +312,7 @@ cap_stop() {
 	local pcap=$1 pid=${FT_CAP_PID[$1]:-} rc=0
 
 	[ -n "$pid" ] || { log "cap_stop: $pcap is not being captured"; return 1; }
-	cap_settle "$pcap"
+	cap_settle "$pcap" "$pid"
 	kill -INT "$pid" 2>/dev/null || rc=$?
 	wait "$pid" || rc=$?
 	unset "FT_CAP_PID[$pcap]"

@@ -69,7 +69,7 @@ LIMIT_S=$((25 * ${FT_TIMEOUT_SCALE:-1}))
 # fuzz to ~600 messages/s.  Niced, it gets what the fuzz leaves (perftest's
 # -e, CQ events, does not work with -D, nor for WRITE).
 BW="nice -n 19 stdbuf -oL ib_write_bw"
-BW_ARGS="-d rxe0 -x 1 -F -c RC -q 2 -s 8192 -u 20 -D $TRAFFIC_S --wait_destroy=$((12 * ${FT_TIMEOUT_SCALE:-1}))"
+BW_ARGS="-d rxe0 -x 1 -F -c RC -q 2 -s 8192 -u 20 -D $TRAFFIC_S --wait_destroy=$((6 * ${FT_TIMEOUT_SCALE:-1}))"
 REPORT='^ *Waiting [0-9]+ seconds before releasing resources'
 
 cleanup() {

@@ -58,7 +58,7 @@ RATE=${FT_WIREFUZZ_RATE:-0}
 # ~4 times slower, they took 87 s: as many times longer there
 TRAFFIC_S=${FT_WIREFUZZ_TRAFFIC_S:-$((20 * ${FT_TIMEOUT_SCALE:-1}))}
 NQ=2
-BW_ARGS="-d rxe0 -x 1 -F -c RC -q $NQ -s 1024 -t 4 -u 20 -D $TRAFFIC_S --wait_destroy=$((12 * ${FT_TIMEOUT_SCALE:-1}))"
+BW_ARGS="-d rxe0 -x 1 -F -c RC -q $NQ -s 1024 -t 4 -u 20 -D $TRAFFIC_S --wait_destroy=$((6 * ${FT_TIMEOUT_SCALE:-1}))"
 REPORT='^ *Waiting [0-9]+ seconds before releasing resources'
 
 # rx_drops: {"DEV": {"malformed": N, ...} or null} for every fabtrace device
