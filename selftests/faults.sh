@@ -319,6 +319,13 @@ elif cmd == "summary":
     summary(sys.argv[2], sys.argv[3])
 PY
 ft_py() { "$PY" "$T/ft.py" "$@"; }
+# in the background (&): python in the job's place, so that $! is its pid
+# (the pressure part's hog and churner, killed by pid, outlived the test's
+# kill as orphans: the churner, mapping and unmapping for ever, then took
+# the one vCPU from every later part, and each unload waited for it in an
+# RCU-tasks grace period: 66-138 s an unload under policy-sets, on the
+# debug kernel, 15 s without it)
+ft_py_bg() { exec "$PY" "$T/ft.py" "$@"; }
 # sum FILE KEY: one field of a summary
 sum_of() { jq -r ".$2" "$1"; }
 
@@ -576,10 +583,10 @@ rmmod fabtrace
 sync
 echo 3 >/proc/sys/vm/drop_caches
 nq=$(rdma_qps)
-ft_py hog 80 >"$T/hog.out" 2>&1 &
+ft_py_bg hog 80 >"$T/hog.out" 2>&1 &
 hog=$!
 wait_for 120 grep -q '^hog' "$T/hog.out" || log "the hog is not in place: $(cat "$T/hog.out")"
-ft_py churn 48 "$T/churn.rounds" >"$T/churn.out" 2>&1 &
+ft_py_bg churn 48 "$T/churn.rounds" >"$T/churn.out" 2>&1 &
 churn=$!
 sleep 1
 mem0=$(awk '/^(MemFree|MemAvailable):/ { printf "%s %d MiB  ", $1, $2 / 1024 }' /proc/meminfo)
@@ -676,7 +683,7 @@ log "traffic started after $((SECONDS - ts)) s"
 # 0.2 s between dumps: back to back, they starved the niced perftest
 # (14 iterations where the reload part's run made 1,022), and the delete,
 # which waits for it to close the device, took 58 s
-ft_py cli $((120 * S)) "$T/stop" --pause 0.2 -j qp show >"$T/del.jl" &
+ft_py_bg cli $((120 * S)) "$T/stop" --pause 0.2 -j qp show >"$T/del.jl" &
 dumps=$!
 # the loop's python starts slowly on a busy node: two dumps done first,
 # so that one is under way when the delete starts
