@@ -7,6 +7,7 @@
 #include "roce.h"
 
 struct ft_dev;
+struct ft_hw_qp;
 struct ib_qp;
 struct pid;
 
@@ -107,6 +108,7 @@ struct ft_qp {
 	u64 dtime;
 	u64 cgroup;		/* the creator's cgroup v2 id; 0: a kernel QP */
 	struct ft_qp __rcu *next_retired;	/* on ft_dev.retired, once destroyed */
+	struct ft_hw_qp __rcu *hw;	/* a hardware NIC's QP: hw.c */
 
 	struct ft_cong cong;
 	struct ft_dir dir_rx;

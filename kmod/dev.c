@@ -370,6 +370,16 @@ void ft_dev_qp_retired(const struct ft_dev *dev, struct ft_qp *qp)
 			parts[i]->qp_retired(dev, qp);
 }
 
+/* ... and of its entry being freed, its device perhaps gone. */
+void ft_dev_qp_freed(struct ft_qp *qp)
+{
+	unsigned int i;
+
+	for (i = 0; i < nparts; i++)
+		if (parts[i]->qp_freed)
+			parts[i]->qp_freed(qp);
+}
+
 /**
  * ft_dev_init() - track RDMA devices, each made of the parts of @table
  * @table: the parts of a device, in the order they are set up

@@ -16,6 +16,7 @@
 
 struct ft_dcb;
 struct ft_dev;
+struct ft_hw;
 struct ft_pfc;
 struct ft_policy;
 struct ft_port_policy;
@@ -48,6 +49,11 @@ struct ft_dev_part {
 	void (*qp_added)(const struct ft_dev *dev, struct ft_qp *qp);
 	void (*qp_moved)(const struct ft_dev *dev, struct ft_qp *qp, u32 old_port);
 	void (*qp_retired)(const struct ft_dev *dev, struct ft_qp *qp);
+	/*
+	 * The entry is freed (after a grace period, or never published);
+	 * its device may be gone already.
+	 */
+	void (*qp_freed)(struct ft_qp *qp);
 };
 
 /* Totals of a device, per CPU: the hot path adds without atomics. */
@@ -96,6 +102,7 @@ struct ft_dev {
 	u8 audits_left;			/* its runs still to come */
 	struct ft_pfc *pfc;		/* never NULL; pfc.c */
 	struct ft_dcb *dcb;		/* never NULL; dcb.c */
+	struct ft_hw *hw;		/* NULL on a tapped device; hw.c */
 };
 
 /* Protects ft_devs and the device map against each other's writers. */
@@ -111,6 +118,7 @@ void ft_dev_policy_changed(const struct ft_dev *dev, u32 port,
 void ft_dev_qp_added(const struct ft_dev *dev, struct ft_qp *qp);
 void ft_dev_qp_moved(const struct ft_dev *dev, struct ft_qp *qp, u32 old_port);
 void ft_dev_qp_retired(const struct ft_dev *dev, struct ft_qp *qp);
+void ft_dev_qp_freed(struct ft_qp *qp);
 
 struct ft_dev *ft_dev_find(u32 index, const char *name);
 struct ft_dev *ft_dev_get(u32 index, const char *name, bool next);

@@ -106,8 +106,9 @@ static bool ev_kind_per_qp_limited(unsigned int kind)
 	}
 }
 
-/* The QP's part of an event. */
-static void ev_fill_qp(struct ft_event *e, const struct ft_qp *qp)
+/* The QP's part of an event; its final counters if the device is tapped. */
+static void ev_fill_qp(struct ft_event *e, const struct ft_dev *dev,
+		       const struct ft_qp *qp)
 {
 	e->has_qp = true;
 	e->qpn = qp->qpn;
@@ -115,8 +116,8 @@ static void ev_fill_qp(struct ft_event *e, const struct ft_qp *qp)
 	e->pid = qp->owner ? pid_nr(qp->owner) : 0;
 	memcpy(e->comm, qp->comm, sizeof(e->comm));
 	memcpy(e->peer, qp->peer, sizeof(e->peer));
-	e->has_snap = e->kind == FABTRACE_EVENT_KIND_QP_DESTROY ||
-		      e->kind == FABTRACE_EVENT_KIND_QP_ERROR;
+	e->has_snap = dev->hooked && (e->kind == FABTRACE_EVENT_KIND_QP_DESTROY ||
+				      e->kind == FABTRACE_EVENT_KIND_QP_ERROR);
 	if (e->has_snap)
 		ft_snap_take(qp, &e->snap);
 }
@@ -187,7 +188,7 @@ static void ev_queue(const struct ft_dev *dev, struct ft_qp *qp,
 		WRITE_ONCE(qp->ev_last, (u32)now ?: 1);
 	}
 	if (qp)
-		ev_fill_qp(e, qp);
+		ev_fill_qp(e, dev, qp);
 	if (fill)
 		fill(e, arg);
 	ring_head = next;

@@ -6,11 +6,13 @@
 #include <linux/timer.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_counter.h>
 #include <rdma/restrack.h>
 
 #include "compat.h"
 #include "dev.h"
 #include "events.h"
+#include "hw.h"
 #include "life.h"
 #include "qp.h"
 
@@ -158,14 +160,25 @@ int ft_life_add_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
-/* rdma_restrack_commit_del(res), rdma_restrack_del(res): the QP is gone. */
+/* rdma_restrack_commit_del(res), rdma_restrack_del(res): a QP, or a counter set, is gone. */
 void notrace ft_life_del(unsigned long ip, unsigned long parent_ip,
 			 struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	struct rdma_restrack_entry *res = (void *)ft_arg(fregs, 0);
+	struct rdma_counter *counter;
 	struct ib_qp *ibqp;
 	struct ft_dev *dev;
 
+	/* a counter set released: its final values, just read */
+	if (res->type == RDMA_RESTRACK_COUNTER) {
+		counter = container_of(res, struct rdma_counter, res);
+		rcu_read_lock();
+		dev = ft_dev_of(counter->device);
+		if (dev)
+			ft_hw_counter_gone(dev, counter);
+		rcu_read_unlock();
+		return;
+	}
 	if (res->type != RDMA_RESTRACK_QP)
 		return;
 	ibqp = container_of(res, struct ib_qp, res);

@@ -8,6 +8,7 @@
 #include "dev.h"
 #include "events.h"
 #include "hook.h"
+#include "hw.h"
 #include "netlink.h"
 #include "pfc.h"
 #include "policy.h"
@@ -23,6 +24,7 @@ static const struct ft_dev_part *const ft_parts[] = {
 	&ft_policy_part,
 	&ft_pfc_part,
 	&ft_dcb_part,
+	&ft_hw_part,
 };
 
 /*
@@ -56,9 +58,13 @@ static int __init ft_init(void)
 	err = ft_dcb_init();
 	if (err)
 		goto err_pfc_exit;
-	err = ft_dev_init(ft_parts, ARRAY_SIZE(ft_parts));
+	/* the RDMA core's netlink, for hardware NICs' counter sets */
+	err = ft_hw_init();
 	if (err)
 		goto err_dcb_exit;
+	err = ft_dev_init(ft_parts, ARRAY_SIZE(ft_parts));
+	if (err)
+		goto err_hw_exit;
 	err = ft_nl_init();
 	if (err)
 		goto err_dev_exit;
@@ -68,6 +74,8 @@ static int __init ft_init(void)
 
 err_dev_exit:
 	ft_dev_exit();
+err_hw_exit:
+	ft_hw_exit();
 err_dcb_exit:
 	ft_dcb_exit();
 err_pfc_exit:
@@ -91,6 +99,7 @@ static void __exit ft_exit(void)
 	ft_events_close();
 	ft_nl_exit();
 	ft_dev_exit();
+	ft_hw_exit();
 	ft_dcb_exit();
 	ft_pfc_exit();
 	ft_hook_exit();

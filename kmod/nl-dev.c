@@ -97,7 +97,8 @@ static int dev_fill(struct sk_buff *skb, struct ft_dev *dev, const struct net *n
 			  FABTRACE_A_DEV_PAD) ||
 	    nla_put_u8(skb, FABTRACE_A_DEV_HOOKED,
 		       dev->hooked && ft_hook_rxe_attached()) ||
-	    (dev->hooked && put_drops(skb, tot->drops)))
+	    (dev->hooked && put_drops(skb, tot->drops)) ||
+	    (dev->hw && ft_nl_put_dev_hw(skb, dev)))
 		goto err_cancel;
 	rdma_for_each_port(dev->ibdev, port)
 		if (put_port(skb, dev->ibdev, port, net))

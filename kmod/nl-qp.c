@@ -162,7 +162,9 @@ static int qp_fill(struct sk_buff *skb, const struct ft_dev *dev,
 		goto err_cancel;
 	if (put_cgroup(skb, qp->cgroup, cg))
 		goto err_cancel;
-	if (ft_nl_put_counters(skb, s, FABTRACE_A_QP_TX, FABTRACE_A_QP_RX,
+	/* a hardware NIC's QP: what the NIC counted, and nothing else */
+	if (dev->hw ? ft_nl_put_qp_hw(skb, dev, qp) :
+	    ft_nl_put_counters(skb, s, FABTRACE_A_QP_TX, FABTRACE_A_QP_RX,
 			       FABTRACE_A_QP_CONG))
 		goto err_cancel;
 	genlmsg_end(skb, hdr);

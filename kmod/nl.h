@@ -31,6 +31,11 @@ struct ib_device;
 int ft_nl_put_netdev(struct sk_buff *skb, struct ib_device *ibdev, u32 port,
 		     const struct net *net, int a_name, int a_ifindex);
 
+struct ft_qp;
+int ft_nl_put_qp_hw(struct sk_buff *skb, const struct ft_dev *dev,
+		    const struct ft_qp *qp);
+int ft_nl_put_dev_hw(struct sk_buff *skb, const struct ft_dev *dev);
+
 struct ft_port_policy;
 struct ft_dcb_hw;
 int ft_nl_put_policy(struct sk_buff *skb, int type, const struct ft_port_policy *p);

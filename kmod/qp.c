@@ -221,6 +221,7 @@ static void qp_free(struct ft_qp *qp)
 		atomic_dec(&evicting);
 	else
 		atomic_dec(&ft_qp_stats.entries);
+	ft_dev_qp_freed(qp);
 	put_pid(qp->owner);
 	kmem_cache_free(ft_qp_cache, qp);
 }

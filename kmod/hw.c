@@ -1,0 +1,750 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Hardware RDMA NICs: their counter sets, port counters and QPs' PSN progress. */
+
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <net/netlink.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_counter.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/restrack.h>
+
+#include "dev.h"
+#include "hw.h"
+#include "nldev.h"
+#include "qp.h"
+
+/*
+ * A hardware NIC's data path never crosses the kernel: what fabtrace
+ * knows of its QPs' traffic is what the NIC counts.  A driver with counter
+ * sets (mlx5) counts per set; fabtrace binds each new QP to a set of its
+ * own, as `rdma statistic qp bind` would, and once the NIC has no set left
+ * to one of another QP of the same process (so a QP's numbers are its
+ * own, or its process's, never the port's).  A port someone else
+ * configured (auto mode, or sets of their own) is left as it is: its sets
+ * are read, never changed.  A QP in no set (any other driver, or none
+ * left) gets its RC requests sent and received from its PSNs' progress.
+ * Every read is work for this poll, never for a packet.
+ */
+static unsigned int hw_poll_ms = 1000;
+module_param(hw_poll_ms, uint, 0644);
+MODULE_PARM_DESC(hw_poll_ms, "hardware NICs: how often counter sets and PSNs are read, ms (default 1000)");
+static bool hw_bind = true;
+module_param(hw_bind, bool, 0644);
+MODULE_PARM_DESC(hw_bind, "hardware NICs: bind new QPs to counter sets (default 1)");
+
+/* A QP to bind: its identity, which it may have lost by the time it is bound. */
+struct bind_req {
+	struct llist_node node;
+	const void *ibqp;
+	u32 qpn, port;
+};
+
+static unsigned long poll_jiffies(void)
+{
+	return msecs_to_jiffies(max(READ_ONCE(hw_poll_ms), 10u));
+}
+
+/* --- names ------------------------------------------------------------------ */
+
+/* The index of @name in @t, added if new; -1 if @t is full.  Context: hw->lock. */
+static int name_index(struct ft_hw_names *t, const char *name)
+{
+	u32 i, n = t->n;
+
+	for (i = 0; i < n; i++)
+		if (!strncmp(t->name[i], name, FT_HW_NAME))
+			return i;
+	if (n == FT_HW_MAX)
+		return -1;
+	strscpy(t->name[n], name, FT_HW_NAME);
+	/* readers see the name before they see it counted */
+	smp_store_release(&t->n, n + 1);
+	return n;
+}
+
+/* The index of @name in @t, or -1.  Context: any. */
+static int name_find(const struct ft_hw_names *t, const char *name)
+{
+	/* pairs with name_index()'s release: the names counted are written */
+	u32 i, n = smp_load_acquire(&t->n);
+
+	for (i = 0; i < n; i++)
+		if (!strncmp(t->name[i], name, FT_HW_NAME))
+			return i;
+	return -1;
+}
+
+/* --- sets -------------------------------------------------------------------- */
+
+static void set_put(struct ft_hw_set *set)
+{
+	if (set && refcount_dec_and_test(&set->ref))
+		kfree_rcu(set, rcu);
+}
+
+/* The set @id, held; created if new.  Context: the work. */
+static struct ft_hw_set *set_get(struct ft_hw *hw, u32 id, u32 port, bool ours)
+{
+	struct ft_hw_set *set, *old;
+
+	rcu_read_lock();
+	set = xa_load(&hw->set_xa, id);
+	if (set && !refcount_inc_not_zero(&set->ref))
+		set = NULL;
+	rcu_read_unlock();
+	if (set)
+		return set;
+	set = kzalloc(sizeof(*set), GFP_KERNEL);
+	if (!set)
+		return NULL;
+	set->id = id;
+	set->port = port;
+	set->ours = ours;
+	spin_lock_init(&set->lock);
+	refcount_set(&set->ref, 2);		/* the table's, the caller's */
+	old = xa_cmpxchg(&hw->set_xa, id, NULL, set, GFP_KERNEL);
+	if (old) {
+		kfree(set);
+		return xa_is_err(old) ? NULL : set_get(hw, id, port, ours);
+	}
+	return set;
+}
+
+/* Account a set's new 32-bit value of counter @i.  Context: set->lock. */
+static void set_add(struct ft_hw_set *set, int i, u32 raw)
+{
+	set->total[i] += (u32)(raw - set->raw[i]);
+	set->raw[i] = raw;
+}
+
+/*
+ * The core releases a set when its last QP leaves it (a QP destroyed
+ * leaves it first), after one last read of its values into the port's
+ * history, and before it frees them: rdma_restrack_del(), which life.c
+ * hooks.  The set's final values become fabtrace's, for the QPs that
+ * were in it (retained with them).  Context: the hook; no sleeping.
+ */
+void ft_hw_counter_gone(struct ft_dev *dev, const struct rdma_counter *counter)
+{
+	struct ft_hw *hw = dev->hw;
+	const struct rdma_hw_stats *st = counter->stats;
+	struct ft_hw_set *set;
+	unsigned long flags;
+	int i, k;
+
+	if (!hw || !st)
+		return;
+	rcu_read_lock();
+	set = xa_load(&hw->set_xa, counter->id);
+	if (set && set->port == counter->port) {
+		spin_lock_irqsave(&set->lock, flags);
+		for (i = 0; i < st->num_counters; i++) {
+			if (test_bit(i, st->is_disabled))
+				continue;
+			k = name_find(&hw->set_names, st->descs[i].name);
+			if (k >= 0)
+				set_add(set, k, st->value[i]);
+		}
+		set->gone = true;
+		spin_unlock_irqrestore(&set->lock, flags);
+		/* the id may come again, for another set */
+		if (xa_cmpxchg(&hw->set_xa, counter->id, set, NULL, GFP_ATOMIC) == set)
+			set_put(set);
+	}
+	rcu_read_unlock();
+}
+
+/* --- QPs ----------------------------------------------------------------------- */
+
+/* @qp's hardware record; NULL on a tapped device.  Context: RCU read side. */
+static struct ft_hw_qp *qp_hw(const struct ft_qp *qp)
+{
+	return rcu_dereference_check(qp->hw, true);
+}
+
+/**
+ * ft_hw_qp_source() - where @qp's numbers come from
+ * @dev: its device
+ * @qp: the entry
+ *
+ * Context: RCU read side.
+ */
+enum ft_hw_source ft_hw_qp_source(const struct ft_dev *dev, const struct ft_qp *qp)
+{
+	const struct ft_hw_qp *h = qp_hw(qp);
+	const struct ft_hw_set *set;
+
+	if (dev->hooked)
+		return FT_SRC_TAP;
+	if (!h)
+		return FT_SRC_NONE;
+	set = rcu_dereference(h->set);
+	if (set)
+		return READ_ONCE(set->nqps) > 1 ? FT_SRC_SET_SHARED : FT_SRC_SET;
+	return READ_ONCE(h->sq_psn) & FT_PSN_VALID ? FT_SRC_PSN : FT_SRC_NONE;
+}
+
+/* Queue @qp for binding.  Context: dev->lock (a part callback); no sleeping. */
+static void want_bind(const struct ft_dev *dev, const struct ft_qp *qp, u32 port)
+{
+	struct ft_hw *hw = dev->hw;
+	struct bind_req *r;
+
+	if (!hw->sets || !READ_ONCE(hw_bind) || qp->flags & FT_QP_KERNEL)
+		return;
+	r = kmalloc(sizeof(*r), GFP_ATOMIC);
+	if (!r)
+		return;
+	r->ibqp = qp->ibqp;
+	r->qpn = qp->qpn;
+	r->port = port;
+	llist_add(&r->node, &hw->pending);
+	mod_delayed_work(system_wq, &hw->work, 0);
+}
+
+/* The port a QP will be bound on: its own, or the device's only one. */
+static u32 bind_port(const struct ft_dev *dev, const struct ft_qp *qp)
+{
+	u32 port = READ_ONCE(qp->port);
+
+	if (rdma_is_port_valid(dev->ibdev, port))
+		return port;
+	return rdma_start_port(dev->ibdev) == rdma_end_port(dev->ibdev) ?
+	       rdma_start_port(dev->ibdev) : 0;
+}
+
+static void hw_qp_added(const struct ft_dev *dev, struct ft_qp *qp)
+{
+	struct ft_hw_qp *h;
+	u32 port;
+
+	if (!dev->hw)
+		return;
+	h = kzalloc(sizeof(*h), GFP_ATOMIC);
+	if (!h)
+		return;
+	rcu_assign_pointer(qp->hw, h);
+	port = bind_port(dev, qp);
+	if (port && ft_qp_type_has_psn(qp->type))
+		want_bind(dev, qp, port);
+}
+
+/* A QP that had no port when it was made has one now. */
+static void hw_qp_moved(const struct ft_dev *dev, struct ft_qp *qp, u32 old_port)
+{
+	struct ft_hw_qp *h = rcu_dereference_protected(qp->hw, true);
+
+	if (!h || rcu_access_pointer(h->set) || rdma_is_port_valid(dev->ibdev, old_port) ||
+	    !rdma_is_port_valid(dev->ibdev, READ_ONCE(qp->port)) ||
+	    rdma_start_port(dev->ibdev) == rdma_end_port(dev->ibdev) ||
+	    !ft_qp_type_has_psn(qp->type))
+		return;
+	want_bind(dev, qp, READ_ONCE(qp->port));
+}
+
+static void hw_qp_freed(struct ft_qp *qp)
+{
+	struct ft_hw_qp *h = rcu_dereference_protected(qp->hw, true);
+
+	if (!h)
+		return;
+	set_put(rcu_dereference_protected(h->set, true));
+	kfree(h);
+}
+
+/* The live entry @ibqp still has, or NULL.  Context: RCU read side. */
+static struct ft_qp *entry_of(const struct ft_dev *dev, const void *ibqp, u32 qpn)
+{
+	struct ft_qp *qp = ft_qpidx_find(dev->idx, qpn);
+
+	return qp && qp->ibqp == ibqp ? qp : NULL;
+}
+
+/* Give @qp's record @set (held by the caller, given on), if it has none. */
+static void attach(struct ft_qp *qp, struct ft_hw_set *set)
+{
+	struct ft_hw_qp *h = qp_hw(qp);
+
+	if (h && !cmpxchg(&h->set, RCU_INITIALIZER(NULL), RCU_INITIALIZER(set)))
+		return;
+	set_put(set);
+}
+
+/* --- nldev requests ---------------------------------------------------------- */
+
+static struct sk_buff *req_port(u32 cmd, u16 flags, const struct ft_dev *dev, u32 port)
+{
+	struct sk_buff *skb = ft_nldev_new(cmd, flags);
+
+	if (skb && (nla_put_u32(skb, RDMA_NLDEV_ATTR_DEV_INDEX, dev->index) ||
+		    (port && nla_put_u32(skb, RDMA_NLDEV_ATTR_PORT_INDEX, port)))) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	return skb;
+}
+
+static int id_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	const struct nlattr *a = nlmsg_find_attr(nlh, 0, RDMA_NLDEV_ATTR_STAT_COUNTER_ID);
+
+	if (a && nla_len(a) >= sizeof(u32))
+		*(u32 *)arg = nla_get_u32(a);
+	return 0;
+}
+
+/* Bind QP @qpn to set @id (0: a new set); the set's id in *@id.  Context: the work. */
+static int bind(struct ft_hw *hw, u32 port, u32 qpn, u32 *id)
+{
+	struct sk_buff *skb = req_port(RDMA_NLDEV_CMD_STAT_SET, 0, hw->dev, port);
+
+	if (!skb || nla_put_u32(skb, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP) ||
+	    nla_put_u32(skb, RDMA_NLDEV_ATTR_STAT_MODE, RDMA_COUNTER_MODE_MANUAL) ||
+	    nla_put_u32(skb, RDMA_NLDEV_ATTR_RES_LQPN, qpn) ||
+	    (*id && nla_put_u32(skb, RDMA_NLDEV_ATTR_STAT_COUNTER_ID, *id))) {
+		kfree_skb(skb);
+		return -ENOMEM;
+	}
+	return ft_nldev_talk(skb, id_cb, id);
+}
+
+static int mode_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct ft_hw_port *p = arg;
+	const struct nlattr *a;
+
+	a = nlmsg_find_attr(nlh, 0, RDMA_NLDEV_ATTR_STAT_MODE);
+	if (a && nla_len(a) >= sizeof(u32))
+		p->mode = nla_get_u32(a);
+	a = nlmsg_find_attr(nlh, 0, RDMA_NLDEV_ATTR_STAT_AUTO_MODE_MASK);
+	p->mask = a && nla_len(a) >= sizeof(u32) ? nla_get_u32(a) : 0;
+	return 0;
+}
+
+static void read_mode(struct ft_hw *hw, u32 port)
+{
+	struct sk_buff *skb = req_port(RDMA_NLDEV_CMD_STAT_GET, 0, hw->dev, port);
+
+	if (!skb || nla_put_u32(skb, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP) ||
+	    nla_put_u32(skb, RDMA_NLDEV_ATTR_STAT_MODE, 0)) {
+		kfree_skb(skb);
+		return;
+	}
+	ft_nldev_talk(skb, mode_cb, &hw->port[port]);
+}
+
+/* Each name and value of a HWCOUNTERS table, to @fn. */
+static void each_counter(const struct nlattr *table,
+			 void (*fn)(void *arg, const char *name, u64 value), void *arg)
+{
+	struct nlattr *tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE + 1];
+	const struct nlattr *e;
+	int rem;
+
+	nla_for_each_nested(e, table, rem) {
+		if (nla_type(e) != RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY ||
+		    nla_parse_nested_deprecated(tb, ARRAY_SIZE(tb) - 1, e, NULL, NULL) ||
+		    !tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME] ||
+		    !tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE] ||
+		    nla_len(tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE]) < sizeof(u64))
+			continue;
+		fn(arg, nla_data(tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME]),
+		   nla_get_u64(tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE]));
+	}
+}
+
+struct port_read {
+	struct ft_hw *hw;
+	struct ft_hw_port *p;
+};
+
+static void port_value(void *arg, const char *name, u64 value)
+{
+	struct port_read *r = arg;
+	int i = name_index(&r->hw->port_names, name);
+
+	if (i >= 0) {
+		WRITE_ONCE(r->p->value[i], value);
+		r->p->nvalues = max_t(u32, r->p->nvalues, i + 1);
+	}
+}
+
+static int port_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	const struct nlattr *t = nlmsg_find_attr(nlh, 0, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS);
+
+	if (t)
+		each_counter(t, port_value, arg);
+	return 0;
+}
+
+/* The port's counters (the default counter's, the sets' and their history). */
+static void read_port(struct ft_hw *hw, u32 port)
+{
+	struct port_read r = { hw, &hw->port[port] };
+	struct sk_buff *skb = req_port(RDMA_NLDEV_CMD_STAT_GET, 0, hw->dev, port);
+
+	if (skb)
+		ft_nldev_talk(skb, port_cb, &r);
+}
+
+struct set_read {
+	struct ft_hw *hw;
+	struct ft_hw_set *set;
+};
+
+static void set_value(void *arg, const char *name, u64 value)
+{
+	struct set_read *r = arg;
+	int i = name_index(&r->hw->set_names, name);
+	unsigned long flags;
+
+	if (i < 0)
+		return;
+	spin_lock_irqsave(&r->set->lock, flags);
+	if (!r->set->gone)
+		set_add(r->set, i, value);
+	spin_unlock_irqrestore(&r->set->lock, flags);
+}
+
+/* The QPs a set lists (RES_QP: RES_QP_ENTRY nests of RES_LQPN) are in it. */
+static u32 set_qps(struct ft_hw *hw, struct ft_hw_set *set, const struct nlattr *table)
+{
+	const struct nlattr *q, *n;
+	struct ft_qp *qp;
+	int rem, rem2;
+	u32 nqps = 0;
+
+	nla_for_each_nested(q, table, rem) {
+		nla_for_each_nested(n, q, rem2) {
+			if (nla_type(n) != RDMA_NLDEV_ATTR_RES_LQPN || nla_len(n) < sizeof(u32))
+				continue;
+			nqps++;
+			rcu_read_lock();
+			qp = ft_qpidx_find(hw->dev->idx, nla_get_u32(n));
+			if (qp && qp_hw(qp) && !rcu_access_pointer(qp_hw(qp)->set) &&
+			    refcount_inc_not_zero(&set->ref))
+				attach(qp, set);
+			rcu_read_unlock();
+		}
+	}
+	return nqps;
+}
+
+/* One set of the dump: its values, and the QPs in it. */
+static void set_entry(struct ft_hw *hw, const struct nlattr *e)
+{
+	const struct nlattr *a, *counters = NULL, *qps = NULL;
+	struct set_read r = { hw };
+	u32 id = 0, port = 0;
+	int rem;
+
+	nla_for_each_nested(a, e, rem) {
+		switch (nla_type(a)) {
+		case RDMA_NLDEV_ATTR_STAT_COUNTER_ID:
+			if (nla_len(a) >= sizeof(u32))
+				id = nla_get_u32(a);
+			break;
+		case RDMA_NLDEV_ATTR_PORT_INDEX:
+			if (nla_len(a) >= sizeof(u32))
+				port = nla_get_u32(a);
+			break;
+		case RDMA_NLDEV_ATTR_STAT_HWCOUNTERS:
+			counters = a;
+			break;
+		case RDMA_NLDEV_ATTR_RES_QP:
+			qps = a;
+			break;
+		}
+	}
+	if (!id || !port)
+		return;
+	r.set = set_get(hw, id, port, false);
+	if (!r.set)
+		return;
+	if (counters)
+		each_counter(counters, set_value, &r);
+	WRITE_ONCE(r.set->nqps, qps ? set_qps(hw, r.set, qps) : 0);
+	set_put(r.set);
+}
+
+static int sets_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	const struct nlattr *t = nlmsg_find_attr(nlh, 0, RDMA_NLDEV_ATTR_STAT_COUNTER);
+	const struct nlattr *e;
+	int rem;
+
+	if (t)
+		nla_for_each_nested(e, t, rem)
+			if (nla_type(e) == RDMA_NLDEV_ATTR_STAT_COUNTER_ENTRY)
+				set_entry(arg, e);
+	return 0;
+}
+
+/* Every set of the device: nldev refreshes each from the NIC as it lists it. */
+static void read_sets(struct ft_hw *hw)
+{
+	struct sk_buff *skb = req_port(RDMA_NLDEV_CMD_STAT_GET, NLM_F_DUMP, hw->dev, 0);
+	u64 t0 = ktime_get_ns();
+
+	if (!skb || nla_put_u32(skb, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP)) {
+		kfree_skb(skb);
+		return;
+	}
+	if (!ft_nldev_talk(skb, sets_cb, hw)) {
+		hw->reads++;
+		hw->read_ns += ktime_get_ns() - t0;
+	}
+}
+
+/* --- binding ------------------------------------------------------------------- */
+
+/*
+ * A set of fabtrace's on @port for the QPs of @qp's process, to share
+ * once the NIC has no set left; 0 if none.
+ */
+static u32 shared_set(struct ft_hw *hw, const struct ft_qp *qp, u32 port)
+{
+	struct ft_qp *other;
+	struct ft_hw_set *set;
+	u32 key, id = 0;
+
+	rcu_read_lock();
+	for (key = 0; !id && (other = ft_qp_next(hw->dev, &key, FT_KEY_PORTS - 1)); key++) {
+		if (other == qp || !qp_hw(other) || other->owner != qp->owner ||
+		    READ_ONCE(other->port) != port)
+			continue;
+		set = rcu_dereference(qp_hw(other)->set);
+		if (set && set->ours && !READ_ONCE(set->gone))
+			id = set->id;
+	}
+	rcu_read_unlock();
+	return id;
+}
+
+static void bind_one(struct ft_hw *hw, struct bind_req *r)
+{
+	struct ft_hw_set *set;
+	struct ft_qp *qp;
+	u32 id = 0;
+	int err;
+
+	if (hw->port[r->port].theirs) {
+		err = -EBUSY;
+		goto out;
+	}
+	err = bind(hw, r->port, r->qpn, &id);
+	if (err == -ENOMEM || err == -ENOSPC || err == -EBUSY) {
+		rcu_read_lock();
+		qp = entry_of(hw->dev, r->ibqp, r->qpn);
+		id = qp ? shared_set(hw, qp, r->port) : 0;
+		rcu_read_unlock();
+		if (id)
+			err = bind(hw, r->port, r->qpn, &id);
+	}
+	if (!err && id) {
+		set = set_get(hw, id, r->port, true);
+		if (set) {
+			rcu_read_lock();
+			qp = entry_of(hw->dev, r->ibqp, r->qpn);
+			if (qp)
+				attach(qp, set);
+			else
+				set_put(set);
+			rcu_read_unlock();
+		}
+	}
+out:
+	rcu_read_lock();
+	qp = entry_of(hw->dev, r->ibqp, r->qpn);
+	if (qp && qp_hw(qp))
+		WRITE_ONCE(qp_hw(qp)->bind_err, err);
+	rcu_read_unlock();
+}
+
+/* --- PSN progress ---------------------------------------------------------------- */
+
+/*
+ * An RC QP's send and receive PSNs advance by one a new request packet:
+ * two reads apart, their distance (modulo 2^24) is what it sent and took
+ * in between, retransmissions and duplicates not included.  Read as often
+ * as 2^24 packets cannot pass unseen at the port's rate.  Context: the work.
+ */
+static void psn_one(struct ft_hw *hw, const void *ibqp, u32 qpn)
+{
+	struct rdma_restrack_entry *res;
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	struct ft_hw_qp *h;
+	struct ft_qp *qp;
+	u32 sq, rq;
+
+	res = rdma_restrack_get_byid(hw->dev->ibdev, RDMA_RESTRACK_QP, qpn);
+	if (IS_ERR(res))
+		return;
+	if (container_of(res, struct ib_qp, res) != ibqp ||
+	    ib_query_qp(container_of(res, struct ib_qp, res), &attr,
+			IB_QP_STATE | IB_QP_SQ_PSN | IB_QP_RQ_PSN, &init) ||
+	    attr.qp_state < IB_QPS_RTR || attr.qp_state > IB_QPS_SQE)
+		goto out;
+	sq = attr.sq_psn & FT_PSN_MASK;
+	rq = attr.rq_psn & FT_PSN_MASK;
+	rcu_read_lock();
+	qp = entry_of(hw->dev, ibqp, qpn);
+	h = qp ? qp_hw(qp) : NULL;
+	if (h) {
+		if (h->sq_psn & FT_PSN_VALID) {
+			WRITE_ONCE(h->psn_tx, h->psn_tx + ((sq - h->sq_psn) & FT_PSN_MASK));
+			WRITE_ONCE(h->psn_rx, h->psn_rx + ((rq - h->rq_psn) & FT_PSN_MASK));
+		}
+		WRITE_ONCE(h->sq_psn, sq | FT_PSN_VALID);
+		WRITE_ONCE(h->rq_psn, rq | FT_PSN_VALID);
+	}
+	rcu_read_unlock();
+out:
+	rdma_restrack_put(res);
+}
+
+/* The RC QPs in no set, a batch at a time, each read outside RCU. */
+static void read_psns(struct ft_hw *hw)
+{
+	struct { const void *ibqp; u32 qpn; } batch[16];
+	unsigned int i, n;
+	struct ft_qp *qp;
+	u32 key = 2;
+
+	do {
+		n = 0;
+		rcu_read_lock();
+		for (; n < ARRAY_SIZE(batch); key++) {
+			qp = ft_qp_next(hw->dev, &key, FT_KEY_PORTS - 1);
+			if (!qp)
+				break;
+			if (!ft_qp_type_has_psn(qp->type) || !qp_hw(qp) ||
+			    rcu_access_pointer(qp_hw(qp)->set))
+				continue;
+			batch[n].ibqp = qp->ibqp;
+			batch[n++].qpn = qp->qpn;
+		}
+		rcu_read_unlock();
+		for (i = 0; i < n; i++)
+			psn_one(hw, batch[i].ibqp, batch[i].qpn);
+		cond_resched();
+	} while (n == ARRAY_SIZE(batch));
+}
+
+/* --- the work ---------------------------------------------------------------------- */
+
+static void hw_work_fn(struct work_struct *work)
+{
+	struct ft_hw *hw = container_of(to_delayed_work(work), struct ft_hw, work);
+	struct llist_node *todo;
+	struct bind_req *r, *next;
+	u32 port;
+
+	mutex_lock(&hw->lock);
+	rdma_for_each_port(hw->dev->ibdev, port) {
+		struct ft_hw_port *p = &hw->port[port];
+
+		if (hw->sets) {
+			read_mode(hw, port);
+			/* auto mode is an operator's: fabtrace binds by hand only */
+			p->theirs = p->mode == RDMA_COUNTER_MODE_AUTO;
+		}
+		if (hw->port_stats)
+			read_port(hw, port);
+	}
+	todo = llist_reverse_order(llist_del_all(&hw->pending));
+	llist_for_each_entry_safe(r, next, todo, node) {
+		bind_one(hw, r);
+		kfree(r);
+	}
+	if (hw->sets)
+		read_sets(hw);
+	read_psns(hw);
+	mutex_unlock(&hw->lock);
+	queue_delayed_work(system_wq, &hw->work, poll_jiffies());
+}
+
+/* --- the part ------------------------------------------------------------------------ */
+
+static int hw_dev_add(struct ft_dev *dev)
+{
+	const struct ib_device_ops *ops = &dev->ibdev->ops;
+	u32 nports = rdma_end_port(dev->ibdev) + 1;
+	struct ft_hw *hw;
+
+	/* soft-RoCE's packets are tapped: exact, and no set to read */
+	if (dev->hooked)
+		return 0;
+	hw = kvzalloc(struct_size(hw, port, nports), GFP_KERNEL);
+	if (!hw)
+		return -ENOMEM;
+	hw->dev = dev;
+	hw->nports = nports;
+	hw->sets = ops->counter_bind_qp && ops->counter_alloc_stats &&
+		   ops->counter_update_stats;
+	hw->port_stats = ops->alloc_hw_port_stats && ops->get_hw_stats;
+	mutex_init(&hw->lock);
+	xa_init(&hw->set_xa);
+	init_llist_head(&hw->pending);
+	INIT_DELAYED_WORK(&hw->work, hw_work_fn);
+	dev->hw = hw;
+	return 0;
+}
+
+static void hw_dev_attach(struct ft_dev *dev)
+{
+	if (dev->hw)
+		queue_delayed_work(system_wq, &dev->hw->work, 0);
+}
+
+/* Before the device's ports and restrack go: the work reads them. */
+static void hw_dev_detach(struct ft_dev *dev)
+{
+	struct ft_hw *hw = dev->hw;
+	struct bind_req *r, *next;
+
+	if (!hw)
+		return;
+	cancel_delayed_work_sync(&hw->work);
+	llist_for_each_entry_safe(r, next, llist_del_all(&hw->pending), node)
+		kfree(r);
+}
+
+static void hw_dev_free(struct ft_dev *dev)
+{
+	struct ft_hw *hw = dev->hw;
+	struct ft_hw_set *set;
+	unsigned long id;
+
+	if (!hw)
+		return;
+	xa_for_each(&hw->set_xa, id, set)
+		set_put(set);
+	xa_destroy(&hw->set_xa);
+	kvfree(hw);
+}
+
+/* A hardware NIC's counters: its sets, its ports' and its QPs' PSNs. */
+const struct ft_dev_part ft_hw_part = {
+	.name = "hardware counters",
+	.add = hw_dev_add,
+	.attach = hw_dev_attach,
+	.detach = hw_dev_detach,
+	.free = hw_dev_free,
+	.qp_added = hw_qp_added,
+	.qp_moved = hw_qp_moved,
+	.qp_freed = hw_qp_freed,
+};
+
+int ft_hw_init(void)
+{
+	return ft_nldev_init();
+}
+
+void ft_hw_exit(void)
+{
+	ft_nldev_exit();
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Hardware RDMA NICs: their counter sets, port counters and QPs' PSN progress. */
+#ifndef _FABTRACE_HW_H
+#define _FABTRACE_HW_H
+
+#include <linux/llist.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+/* Counters of a set, or of a port, that fabtrace keeps, and their names. */
+#define FT_HW_MAX	64
+#define FT_HW_NAME	32
+
+/* Where a QP's numbers come from (the UAPI's enum fabtrace-source). */
+enum ft_hw_source {
+	FT_SRC_NONE,
+	FT_SRC_TAP,		/* soft-RoCE's data path, exact */
+	FT_SRC_SET,		/* a counter set of its own */
+	FT_SRC_SET_SHARED,	/* a counter set shared with other QPs */
+	FT_SRC_PSN,		/* its PSNs' progress: new requests, no bytes */
+};
+
+/* Names of a device's counters, appended to, never changed: readers need no lock. */
+struct ft_hw_names {
+	u32 n;				/* written after the name (release) */
+	char name[FT_HW_MAX][FT_HW_NAME];
+};
+
+/*
+ * A counter set, as fabtrace follows it: the driver's 32-bit values, and
+ * what they added up to.  It outlives the core's while a retained QP
+ * holds its final values.
+ */
+struct ft_hw_set {
+	struct rcu_head rcu;
+	refcount_t ref;			/* the device's table's, and each QP's */
+	u32 id, port;
+	u32 nqps;			/* QPs bound, as last read */
+	bool ours;			/* fabtrace made it */
+	bool gone;			/* released by the core: the values are final */
+	spinlock_t lock;		/* raw[], total[], gone */
+	u32 raw[FT_HW_MAX];
+	u64 total[FT_HW_MAX];
+};
+
+/* A QP of a device fabtrace does not tap (its hw pointer). */
+struct ft_hw_qp {
+	struct rcu_head rcu;
+	struct ft_hw_set __rcu *set;
+	u32 sq_psn, rq_psn;		/* as last read; FT_PSN_VALID once known */
+	u64 psn_tx, psn_rx;		/* their progress: new requests */
+	int bind_err;			/* why fabtrace could not bind it; 0 */
+};
+
+struct ft_hw_port {
+	u32 mode, mask;			/* the port's counter mode, as last read */
+	bool theirs;			/* someone else's sets or auto mode: not ours to bind */
+	u64 value[FT_HW_MAX];		/* the port's counters (history included) */
+	u32 nvalues;
+};
+
+/* A device's hardware part (dev->hw). */
+struct ft_hw {
+	struct ft_dev *dev;
+	bool sets;			/* the driver has counter sets */
+	bool port_stats;		/* and port counters */
+	struct delayed_work work;	/* binds, reads */
+	struct llist_head pending;	/* QPs to bind */
+	struct mutex lock;		/* the work's tables: ports, names */
+	struct xarray set_xa;		/* set id -> struct ft_hw_set, RCU */
+	struct ft_hw_names set_names;
+	struct ft_hw_names port_names;
+	u64 reads, read_ns;		/* the work's reads of the sets, and their time */
+	u32 nports;
+	struct ft_hw_port port[];	/* by port number */
+};
+
+struct ft_dev;
+struct ft_dev_part;
+struct ft_qp;
+struct rdma_counter;
+
+extern const struct ft_dev_part ft_hw_part;
+
+int ft_hw_init(void);
+void ft_hw_exit(void);
+void ft_hw_counter_gone(struct ft_dev *dev, const struct rdma_counter *counter);
+enum ft_hw_source ft_hw_qp_source(const struct ft_dev *dev, const struct ft_qp *qp);
+
+#endif /* _FABTRACE_HW_H */
