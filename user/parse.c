@@ -43,6 +43,23 @@ const struct kw ft_kw_qp_flag[] = {
 	{ NULL, 0 }
 };
 
+const struct kw ft_kw_source[] = {
+	{ "none", FABTRACE_SOURCE_NONE },
+	{ "tap", FABTRACE_SOURCE_TAP },
+	{ "set", FABTRACE_SOURCE_SET },
+	{ "set-shared", FABTRACE_SOURCE_SET_SHARED },
+	{ "psn", FABTRACE_SOURCE_PSN },
+	{ NULL, 0 }
+};
+
+/* rdma(8)'s names of the RDMA core's counter modes (RDMA_COUNTER_MODE_*). */
+const struct kw ft_kw_counter_mode[] = {
+	{ "none", 0 },
+	{ "auto", 1 },
+	{ "manual", 2 },
+	{ NULL, 0 }
+};
+
 /* Upper case, as rdma(8) and ibv_devinfo print port states. */
 const struct kw ft_kw_port_state[] = {
 	{ "NOP", FABTRACE_PORT_STATE_NOP },

@@ -23,6 +23,8 @@ extern const struct kw ft_kw_link_layer[];
 extern const struct kw ft_kw_trust[];		/* policy: trust */
 extern const struct kw ft_kw_dcb[];		/* policy: dcb state */
 extern const struct kw ft_kw_event[];
+extern const struct kw ft_kw_source[];		/* where a QP's numbers come from */
+extern const struct kw ft_kw_counter_mode[];	/* a hardware port's counter sets */
 
 /* Exact match only (strcmp): 0 and *val set, or -1. */
 int kw_lookup(const struct kw *table, const char *name, uint32_t *val);

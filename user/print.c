@@ -29,19 +29,40 @@ static void print_u64_kv(struct out *o, const char *key, uint64_t v)
 	out_u64(o, PRINT_ANY, key, "%llu", v);
 }
 
+/*
+ * What a hardware NIC did not count (@have without its bit; NULL: all
+ * counted): "-" in text, absent from JSON, never 0.
+ */
+static void print_u64_kv_have(struct out *o, const char *key, uint64_t v,
+			      const uint32_t *have, unsigned int type)
+{
+	if (!have || (type < 32 && (*have & (1u << type)))) {
+		print_u64_kv(o, key, v);
+		return;
+	}
+	out_text(o, " %s -", key);
+}
+
 /* "<indent>key: k1 v1 k2 v2 ..." or {"key": {...}}: counters @first to @last. */
-static void print_nest(struct out *o, const char *key, const char *indent,
-		       const char *const *keys, unsigned int first, unsigned int last,
-		       const uint64_t *v)
+static void print_nest_have(struct out *o, const char *key, const char *indent,
+			    const char *const *keys, unsigned int first, unsigned int last,
+			    const uint64_t *v, const uint32_t *have)
 {
 	unsigned int i;
 
 	out_obj_begin(o, key);
 	out_text(o, "%s%s:", indent, key);
 	for (i = first; i <= last; i++)
-		print_u64_kv(o, keys[i], v[i]);
+		print_u64_kv_have(o, keys[i], v[i], have, i);
 	out_text(o, "\n");
 	out_obj_end(o);
+}
+
+static void print_nest(struct out *o, const char *key, const char *indent,
+		       const char *const *keys, unsigned int first, unsigned int last,
+		       const uint64_t *v)
+{
+	print_nest_have(o, key, indent, keys, first, last, v, NULL);
 }
 
 void print_traffic(struct out *o, const char *key, const char *indent,
@@ -63,32 +84,40 @@ static void print_packets_bytes(struct out *o, const char *lead, const char *sep
 	out_bytes(o, PRINT_FP, NULL, " bytes %s", rx->v[FABTRACE_A_TRAFFIC_BYTES]);
 }
 
+/* @partial: a hardware NIC's, which sends only what it counted */
 static void print_naks(struct out *o, const char *key, const char *indent,
-		       const struct ft_naks *n)
+		       const struct ft_naks *n, bool partial)
 {
-	print_nest(o, key, indent, ft_nak_keys, FABTRACE_A_NAK_PSN_SEQ,
-		   FABTRACE_A_NAK_OTHER, n->v);
+	/* none counted: no object in JSON, a line of "-" in text */
+	if (partial && !n->have && out_is_json(o))
+		return;
+	print_nest_have(o, key, indent, ft_nak_keys, FABTRACE_A_NAK_PSN_SEQ,
+			FABTRACE_A_NAK_OTHER, n->v, partial ? &n->have : NULL);
 }
 
-void print_cong(struct out *o, const char *indent, const struct ft_cong *c)
+static void print_cong_of(struct out *o, const char *indent, const struct ft_cong *c,
+			  bool partial)
 {
+	const uint32_t *have = partial ? &c->have : NULL;
 	unsigned int i;
 
 	out_obj_begin(o, "cong");
 	out_text(o, "%scong:", indent);
-	print_u64_kv(o, ft_cong_keys[FABTRACE_A_CONG_RX_ECT], c->v[FABTRACE_A_CONG_RX_ECT]);
-	print_u64_kv(o, ft_cong_keys[FABTRACE_A_CONG_RX_CE], c->v[FABTRACE_A_CONG_RX_CE]);
+	print_u64_kv_have(o, ft_cong_keys[FABTRACE_A_CONG_RX_ECT], c->v[FABTRACE_A_CONG_RX_ECT],
+			  have, FABTRACE_A_CONG_RX_ECT);
+	print_u64_kv_have(o, ft_cong_keys[FABTRACE_A_CONG_RX_CE], c->v[FABTRACE_A_CONG_RX_CE],
+			  have, FABTRACE_A_CONG_RX_CE);
 	/* JSON keeps the spec's order; text puts the NAK nests on lines of their own */
 	if (out_is_json(o)) {
-		print_naks(o, "tx_nak", indent, &c->tx_nak);
-		print_naks(o, "rx_nak", indent, &c->rx_nak);
+		print_naks(o, "tx_nak", indent, &c->tx_nak, partial);
+		print_naks(o, "rx_nak", indent, &c->rx_nak, partial);
 	}
 	for (i = FABTRACE_A_CONG_RETRANSMITS; i <= FABTRACE_A_CONG_ERRORS; i++)
-		print_u64_kv(o, ft_cong_keys[i], c->v[i]);
+		print_u64_kv_have(o, ft_cong_keys[i], c->v[i], have, i);
 	out_text(o, "\n");
 	if (!out_is_json(o)) {
-		print_naks(o, "tx_nak", indent, &c->tx_nak);
-		print_naks(o, "rx_nak", indent, &c->rx_nak);
+		print_naks(o, "tx_nak", indent, &c->tx_nak, partial);
+		print_naks(o, "rx_nak", indent, &c->rx_nak, partial);
 	}
 	for (i = FABTRACE_A_CONG_LAST_CE; i <= FABTRACE_A_CONG_LAST_RNR_TIMEOUT; i++) {
 		if (!(c->have_last & (1u << (i - FABTRACE_A_CONG_LAST_CE))))
@@ -96,6 +125,96 @@ void print_cong(struct out *o, const char *indent, const struct ft_cong *c)
 		out_text(o, "%s%s ", indent, ft_cong_keys[i]);
 		out_time(o, PRINT_ANY, ft_cong_keys[i], "%s\n", c->v[i]);
 	}
+	out_obj_end(o);
+}
+
+void print_cong(struct out *o, const char *indent, const struct ft_cong *c)
+{
+	print_cong_of(o, indent, c, false);
+}
+
+/* --- hardware NICs --------------------------------------------------------- */
+
+const char *fmt_source(char *buf, size_t len, const struct ft_qp_rec *r)
+{
+	uint32_t src = ft_qp_source(r);
+
+	if (src == FABTRACE_SOURCE_SET_SHARED && (r->hw.have & FT_HW_HAVE_SET_QPS)) {
+		snprintf(buf, len, "set-shared(%u)", r->hw.set_qps);
+		return buf;
+	}
+	return kw_text(ft_kw_source, src, buf, len);
+}
+
+/*
+ * Counters by their driver's names: [{"name": N, "value": V}, ...] in
+ * JSON (jq's from_entries makes an object of it; a name never becomes a
+ * key, so it is escaped as every string the kernel sends), and
+ * "<indent>key: name value ..." in text, a few a line.
+ */
+static void print_hw_counters(struct out *o, const char *key, const char *indent,
+			      const struct ft_hw_counter *c, unsigned int n, bool truncated)
+{
+	unsigned int i;
+
+	out_arr_begin(o, key);
+	out_text(o, "%s%s:", indent, key);
+	for (i = 0; i < n; i++) {
+		if (i && !(i % 4))
+			out_text(o, "\n%s  ", indent);
+		out_obj_begin(o, NULL);
+		out_str(o, PRINT_ANY, "name", " %s", c[i].name);
+		out_u64(o, PRINT_ANY, "value", " %llu", c[i].value);
+		out_obj_end(o);
+	}
+	if (!n)
+		out_text(o, " -");
+	/* the rest did not fit the record: say so, never drop them silently */
+	if (truncated)
+		out_text(o, " ...");
+	out_text(o, "\n");
+	out_arr_end(o);
+	if (truncated)
+		out_bool(o, PRINT_JSON, "counters_truncated", NULL, true);
+}
+
+/* A few errnos a bind gives, by name (the module sends them positive). */
+static const struct kw bind_errors[] = {
+	{ "ENOMEM", 12 },
+	{ "EBUSY", 16 },
+	{ "EINVAL", 22 },
+	{ "ENOSPC", 28 },
+	{ "EOPNOTSUPP", 95 },
+	{ NULL, 0 }
+};
+
+/* What a hardware NIC counts of a QP: its hw object, or its text lines. */
+static void print_qp_hw(struct out *o, const struct ft_qp_hw *h)
+{
+	char buf[32];
+
+	out_obj_begin(o, "hw");
+	out_text(o, "    hw:");
+	out_str(o, PRINT_ANY, "source", " source %s",
+		kw_text(ft_kw_source, (h->have & FT_HW_HAVE_SOURCE) ? h->source :
+			FABTRACE_SOURCE_NONE, buf, sizeof(buf)));
+	if (h->have & FT_HW_HAVE_SET)
+		out_u64(o, PRINT_ANY, "set_id", " set_id %llu", h->set_id);
+	if (h->have & FT_HW_HAVE_SET_QPS)
+		out_u64(o, PRINT_ANY, "set_qps", " set_qps %llu", h->set_qps);
+	/* new request packets, from the PSNs: not packets, not bytes */
+	if (h->have & FT_HW_HAVE_PSN) {
+		out_u64(o, PRINT_ANY, "psn_tx", " psn_tx %llu", h->psn_tx);
+		out_u64(o, PRINT_ANY, "psn_rx", " psn_rx %llu", h->psn_rx);
+	}
+	if (h->have & FT_HW_HAVE_BIND_ERROR) {
+		out_u64(o, PRINT_JSON, "bind_error", NULL, h->bind_error);
+		out_str(o, PRINT_ANY, "bind_error_name", " bind_error %s",
+			kw_text(bind_errors, h->bind_error, buf, sizeof(buf)));
+	}
+	out_text(o, "\n");
+	if (h->have & FT_HW_HAVE_SET)
+		print_hw_counters(o, "counters", "    ", h->c, h->ncounters, h->truncated);
 	out_obj_end(o);
 }
 
@@ -132,6 +251,10 @@ void print_qp_full(struct out *o, const struct ft_qp_rec *r)
 		kw_text(ft_kw_qp_state, r->state, buf, sizeof(buf)));
 	if (r->have & FT_QP_HAVE_PORT)
 		out_u64(o, PRINT_ANY, "port", " port %llu", r->port);
+	/* where its numbers come from: the name in JSON, set-shared(N) in text */
+	out_str(o, PRINT_JSON, "source", NULL,
+		kw_text(ft_kw_source, ft_qp_source(r), buf, sizeof(buf)));
+	out_str(o, PRINT_FP, NULL, " source %s", fmt_source(buf, sizeof(buf), r));
 	out_text(o, "\n   ");
 	if (r->have & FT_QP_HAVE_RQPN)
 		out_u64(o, PRINT_ANY, "remote_qpn", " rqpn %llu", r->remote_qpn);
@@ -162,9 +285,18 @@ void print_qp_full(struct out *o, const struct ft_qp_rec *r)
 			 r->destroy_time);
 	print_flags(o, r->flags);
 	out_text(o, "\n");
-	print_traffic(o, "tx", "    ", &r->tx);
-	print_traffic(o, "rx", "    ", &r->rx);
-	print_cong(o, "    ", &r->cong);
+	/* a hardware NIC's QP has no packet or byte counts: "-", no object */
+	if (!r->hw.present || (r->have & FT_QP_HAVE_TX))
+		print_traffic(o, "tx", "    ", &r->tx);
+	else
+		out_text(o, "    tx: -\n");
+	if (!r->hw.present || (r->have & FT_QP_HAVE_RX))
+		print_traffic(o, "rx", "    ", &r->rx);
+	else
+		out_text(o, "    rx: -\n");
+	print_cong_of(o, "    ", &r->cong, r->hw.present);
+	if (r->hw.present)
+		print_qp_hw(o, &r->hw);
 	out_text(o, "\n");
 	out_obj_end(o);
 }
@@ -187,20 +319,36 @@ void fmt_qp_cells(struct qp_cells *c, const struct ft_qp_rec *r)
 		 r->have & FT_QP_HAVE_RQPN, r->remote_qpn);
 }
 
-#define QP_ROW_FMT "%-8s %8s %-5s %-9s %7s %-15s %-21s %8s %9s %8s %9s %6s %6s %6s %6s\n"
+#define QP_ROW_FMT "%-8s %8s %-5s %-9s %7s %-15s %-21s %8s %9s %8s %9s %6s %6s %6s %6s %s\n"
 
 void print_qp_header(struct out *o)
 {
 	out_text(o, QP_ROW_FMT, "DEV", "QPN", "TYPE", "STATE", "PID", "COMM",
 		 "PEER", "TX-PKTS", "TX-BYTES", "RX-PKTS", "RX-BYTES", "CE",
-		 "CNP", "NAK", "RETX");
+		 "CNP", "NAK", "RETX", "SOURCE");
+}
+
+/* A hardware NIC's QP's NAKs, into @buf: those of the syndromes it counted, or "-". */
+static void fmt_hw_naks(const struct out *o, char *buf, size_t len, const struct ft_cong *c)
+{
+	char tmp[FT_FMT_LEN];
+	uint64_t sum = 0;
+	unsigned int i;
+
+	if (!c->tx_nak.have && !c->rx_nak.have) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	for (i = FABTRACE_A_NAK_PSN_SEQ; i <= FABTRACE_A_NAK_OTHER; i++)
+		sum += c->tx_nak.v[i] + c->rx_nak.v[i];
+	snprintf(buf, len, "%s", out_fmt_count(o, tmp, sizeof(tmp), sum));
 }
 
 void print_qp_row(struct out *o, const struct ft_qp_rec *r)
 {
 	char tbuf[16], sbuf[16], txp[FT_FMT_LEN], txb[FT_FMT_LEN];
 	char rxp[FT_FMT_LEN], rxb[FT_FMT_LEN], ce[FT_FMT_LEN];
-	char cnp[FT_FMT_LEN], nak[FT_FMT_LEN], retx[FT_FMT_LEN];
+	char cnp[FT_FMT_LEN], nak[FT_FMT_LEN], retx[FT_FMT_LEN], src[32];
 	const char *type, *state;
 	struct qp_cells c = { 0 };
 
@@ -210,22 +358,79 @@ void print_qp_row(struct out *o, const struct ft_qp_rec *r)
 		state = "destroyed";
 	else
 		state = kw_text(ft_kw_qp_state, r->state, sbuf, sizeof(sbuf));
-	out_fmt_count(o, txp, sizeof(txp), r->tx.v[FABTRACE_A_TRAFFIC_PACKETS]);
-	out_fmt_bytes(o, txb, sizeof(txb), r->tx.v[FABTRACE_A_TRAFFIC_BYTES]);
-	out_fmt_count(o, rxp, sizeof(rxp), r->rx.v[FABTRACE_A_TRAFFIC_PACKETS]);
-	out_fmt_bytes(o, rxb, sizeof(rxb), r->rx.v[FABTRACE_A_TRAFFIC_BYTES]);
-	out_fmt_count(o, ce, sizeof(ce), r->cong.v[FABTRACE_A_CONG_RX_CE]);
-	out_fmt_count(o, cnp, sizeof(cnp), ft_qp_cnp(r));
-	out_fmt_count(o, nak, sizeof(nak), ft_qp_nak(r));
-	out_fmt_count(o, retx, sizeof(retx), r->cong.v[FABTRACE_A_CONG_RETRANSMITS]);
+	if (!r->hw.present) {
+		out_fmt_count(o, txp, sizeof(txp), r->tx.v[FABTRACE_A_TRAFFIC_PACKETS]);
+		out_fmt_bytes(o, txb, sizeof(txb), r->tx.v[FABTRACE_A_TRAFFIC_BYTES]);
+		out_fmt_count(o, rxp, sizeof(rxp), r->rx.v[FABTRACE_A_TRAFFIC_PACKETS]);
+		out_fmt_bytes(o, rxb, sizeof(rxb), r->rx.v[FABTRACE_A_TRAFFIC_BYTES]);
+		out_fmt_count(o, ce, sizeof(ce), r->cong.v[FABTRACE_A_CONG_RX_CE]);
+		out_fmt_count(o, cnp, sizeof(cnp), ft_qp_cnp(r));
+		out_fmt_count(o, nak, sizeof(nak), ft_qp_nak(r));
+		out_fmt_count(o, retx, sizeof(retx), r->cong.v[FABTRACE_A_CONG_RETRANSMITS]);
+	} else {
+		/*
+		 * A hardware NIC counts no packets, bytes, CE marks or CNPs
+		 * per QP: "-", never 0.  Its NAKs and retransmits, where
+		 * its counter set has them.
+		 */
+		strcpy(txp, "-");
+		strcpy(txb, "-");
+		strcpy(rxp, "-");
+		strcpy(rxb, "-");
+		strcpy(ce, "-");
+		strcpy(cnp, "-");
+		fmt_hw_naks(o, nak, sizeof(nak), &r->cong);
+		if (r->cong.have & (1u << FABTRACE_A_CONG_RETRANSMITS))
+			out_fmt_count(o, retx, sizeof(retx),
+				      r->cong.v[FABTRACE_A_CONG_RETRANSMITS]);
+		else
+			strcpy(retx, "-");
+	}
 	out_text(o, QP_ROW_FMT, c.dev, c.qpn, type, state, c.pid, c.comm, c.peer,
-		 txp, txb, rxp, rxb, ce, cnp, nak, retx);
+		 txp, txb, rxp, rxb, ce, cnp, nak, retx,
+		 fmt_source(src, sizeof(src), r));
 }
 
 /* --- devices and the module ---------------------------------------------- */
 
-static void print_port(struct out *o, const struct ft_port *p)
+/* The hardware part of port @index of @r, or NULL. */
+static const struct ft_dev_hw_port *hw_port(const struct ft_dev_rec *r, uint32_t index)
 {
+	unsigned int i;
+
+	for (i = 0; r->hw.present && i < r->hw.nports; i++)
+		if (r->hw.ports[i].port == index)
+			return &r->hw.ports[i];
+	return NULL;
+}
+
+/*
+ * A hardware port's counter sets: "counters auto (operator's)", as the
+ * RDMA core's mode says (rdma statistic qp mode); with @stats (JSON:
+ * always) every port counter by its driver's name.
+ */
+static void print_hw_port(struct out *o, const struct ft_dev_rec *r,
+			  const struct ft_dev_hw_port *h, int stats)
+{
+	char buf[32];
+
+	if (r->hw.sets && h->have_mode) {
+		out_str(o, PRINT_ANY, "counter_mode", " counters %s",
+			kw_text(ft_kw_counter_mode, h->mode, buf, sizeof(buf)));
+		/* auto mode is an operator's: fabtrace reads its sets, binds nothing */
+		out_bool(o, PRINT_JSON, "counter_mode_operator", NULL, h->theirs);
+		if (h->theirs)
+			out_text(o, " (operator's)");
+	}
+	out_text(o, "\n");
+	if (stats || out_is_json(o))
+		print_hw_counters(o, "counters", "      ", h->c, h->ncounters, h->truncated);
+}
+
+static void print_port(struct out *o, const struct ft_dev_rec *r, const struct ft_port *p,
+		       int stats)
+{
+	const struct ft_dev_hw_port *h = hw_port(r, p->index);
 	char buf[FT_FMT_LEN];
 
 	out_obj_begin(o, NULL);
@@ -245,8 +450,46 @@ static void print_port(struct out *o, const struct ft_port *p)
 		out_str(o, PRINT_ANY, "netdev", " netdev %s", p->netdev);
 	if (p->have & FT_PORT_HAVE_IFINDEX)
 		out_u64(o, PRINT_ANY, "ifindex", " (ifindex %llu)", p->ifindex);
-	out_text(o, "\n");
+	if (h)
+		print_hw_port(o, r, h, stats);
+	else
+		out_text(o, "\n");
 	out_obj_end(o);
+}
+
+/*
+ * What fabtrace counts a device from: its taps (soft-RoCE), or what the
+ * NIC counts: counter sets (per QP), port counters; or nothing.
+ */
+static void print_sources(struct out *o, const struct ft_dev_rec *r)
+{
+	bool any = false;
+
+	/* neither: "(not hooked)" says it in text (a module that reads no hardware) */
+	int text = r->hooked || r->hw.present ? PRINT_ANY : PRINT_JSON;
+
+	out_arr_begin(o, "sources");
+	if (text == PRINT_ANY)
+		out_text(o, "  sources");
+	if (!r->hw.present) {
+		if (r->hooked) {
+			out_str(o, text, NULL, " %s", "tap");
+			any = true;
+		}
+	} else {
+		if (r->hw.sets) {
+			out_str(o, text, NULL, " %s", "sets");
+			any = true;
+		}
+		if (r->hw.port_stats) {
+			out_str(o, PRINT_JSON, NULL, NULL, "port_counters");
+			out_text(o, "%s port counters", any ? "," : "");
+			any = true;
+		}
+		if (!any)
+			out_text(o, " none");
+	}
+	out_arr_end(o);
 }
 
 void print_dev(struct out *o, const struct ft_dev_rec *r, int stats)
@@ -264,14 +507,26 @@ void print_dev(struct out *o, const struct ft_dev_rec *r, int stats)
 	out_u64(o, PRINT_ANY, "retained", " retained %llu", r->retained);
 	out_bool(o, PRINT_JSON, "hooked", NULL, r->hooked);
 	/* an untapped device counts nothing: say so where it shows */
-	if (!r->hooked)
+	if (!r->hooked && !r->hw.present)
 		out_text(o, "  (not hooked)");
+	print_sources(o, r);
+	if (r->hw.present) {
+		out_obj_begin(o, "hw");
+		out_bool(o, PRINT_JSON, "sets", NULL, r->hw.sets);
+		out_bool(o, PRINT_JSON, "port_counters", NULL, r->hw.port_stats);
+		out_u64(o, PRINT_JSON, "reads", NULL, r->hw.reads);
+		out_u64(o, PRINT_JSON, "read_ns", NULL, r->hw.read_ns);
+		out_obj_end(o);
+	}
 	out_text(o, "\n");
 	out_arr_begin(o, "ports");
 	for (i = 0; i < r->nports; i++)
-		print_port(o, &r->ports[i]);
+		print_port(o, r, &r->ports[i], stats);
 	out_arr_end(o);
-	if (stats || out_is_json(o)) {
+	if (r->hw.present) {
+		/* the taps' totals: a hardware NIC's data path has none */
+		out_text(o, "    tx -  rx -\n");
+	} else if (stats || out_is_json(o)) {
 		print_traffic(o, "tx", "    ", &r->tx);
 		print_traffic(o, "rx", "    ", &r->rx);
 		out_u64(o, PRINT_ANY, "unknown_tx", "    unknown_tx %llu", r->unknown_tx);

@@ -21,6 +21,9 @@ void print_traffic(struct out *o, const char *key, const char *indent,
 /* Congestion counters, NAKs by syndrome and the last_* times (when set). */
 void print_cong(struct out *o, const char *indent, const struct ft_cong *c);
 
+/* Where a QP's numbers come from: "tap", "set", "set-shared(N)", "psn", "none". */
+const char *fmt_source(char *buf, size_t len, const struct ft_qp_rec *r);
+
 /* Every field of a QP: a JSON object, or the multi-line text block of -s. */
 void print_qp_full(struct out *o, const struct ft_qp_rec *r);
 /*

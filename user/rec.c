@@ -137,10 +137,11 @@ static bool get_gid(const struct nlattr *a, uint8_t gid[16])
 	return true;
 }
 
-/* A nest of plain counters, stored at v[type]. */
+/* A nest of plain counters, stored at v[type]; bit type of *have set if given. */
 struct counters {
 	uint64_t *v;
 	unsigned int max;
+	uint32_t *have;
 };
 
 static int counters_cb(const struct nlattr *a, void *data)
@@ -148,28 +149,28 @@ static int counters_cb(const struct nlattr *a, void *data)
 	const struct counters *c = data;
 	unsigned int type = mnl_attr_get_type(a);
 
-	if (type <= c->max)
-		get_uint(a, &c->v[type]);
+	if (type <= c->max && get_uint(a, &c->v[type]) && c->have && type < 32)
+		*c->have |= 1u << type;
 	return MNL_CB_OK;
 }
 
 static void parse_traffic(const struct nlattr *nest, struct ft_traffic *t)
 {
-	struct counters c = { t->v, FABTRACE_A_TRAFFIC_MAX };
+	struct counters c = { t->v, FABTRACE_A_TRAFFIC_MAX, NULL };
 
 	mnl_attr_parse_nested(nest, counters_cb, &c);
 }
 
 static void parse_drops(const struct nlattr *nest, struct ft_drops *d)
 {
-	struct counters c = { d->v, FABTRACE_A_DROPS_MAX };
+	struct counters c = { d->v, FABTRACE_A_DROPS_MAX, NULL };
 
 	mnl_attr_parse_nested(nest, counters_cb, &c);
 }
 
 static void parse_naks(const struct nlattr *nest, struct ft_naks *n)
 {
-	struct counters c = { n->v, FABTRACE_A_NAK_MAX };
+	struct counters c = { n->v, FABTRACE_A_NAK_MAX, &n->have };
 
 	mnl_attr_parse_nested(nest, counters_cb, &c);
 }
@@ -179,6 +180,9 @@ static int cong_cb(const struct nlattr *a, void *data)
 	struct ft_cong *c = data;
 	unsigned int type = mnl_attr_get_type(a);
 
+	/* a hardware NIC's QP: only what it counted comes */
+	if (type <= FABTRACE_A_CONG_MAX && type < 32)
+		c->have |= 1u << type;
 	switch (type) {
 	case FABTRACE_A_CONG_TX_NAK:
 		parse_naks(a, &c->tx_nak);
@@ -245,6 +249,140 @@ static int port_cb(const struct nlattr *a, void *data)
 	return MNL_CB_OK;
 }
 
+/* --- what a hardware NIC counts (hw nests) --------------------------------- */
+
+/* A table of counters by name, filled from hw-counter nests. */
+struct hw_table {
+	struct ft_hw_counter *c;
+	unsigned int *n, max;
+	bool *truncated;
+};
+
+struct hw_one {
+	char name[FT_NAME_LEN];
+	uint64_t value;
+	bool have_name, have_value;
+};
+
+static int hw_counter_cb(const struct nlattr *a, void *data)
+{
+	struct hw_one *h = data;
+
+	switch (mnl_attr_get_type(a)) {
+	case FABTRACE_A_HW_COUNTER_NAME:
+		h->have_name = get_str(a, h->name, sizeof(h->name)) && h->name[0];
+		break;
+	case FABTRACE_A_HW_COUNTER_VALUE:
+		h->have_value = get_uint(a, &h->value);
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+/* One hw-counter nest into @t; one without a name or a value is skipped. */
+static void parse_hw_counter(const struct nlattr *nest, const struct hw_table *t)
+{
+	struct hw_one h = { .have_name = false };
+
+	mnl_attr_parse_nested(nest, hw_counter_cb, &h);
+	if (!h.have_name || !h.have_value)
+		return;
+	if (*t->n == t->max) {
+		*t->truncated = true;
+		return;
+	}
+	t->c[*t->n].name = ft_intern(h.name);
+	t->c[*t->n].value = h.value;
+	(*t->n)++;
+}
+
+static int qp_hw_cb(const struct nlattr *a, void *data)
+{
+	struct ft_qp_hw *h = data;
+	const struct hw_table t = { h->c, &h->ncounters, FT_HW_QP_COUNTERS, &h->truncated };
+
+	switch (mnl_attr_get_type(a)) {
+	case FABTRACE_A_QP_HW_SOURCE:
+		if (get_u32(a, &h->source))
+			h->have |= FT_HW_HAVE_SOURCE;
+		break;
+	case FABTRACE_A_QP_HW_SET_ID:
+		if (get_u32(a, &h->set_id))
+			h->have |= FT_HW_HAVE_SET;
+		break;
+	case FABTRACE_A_QP_HW_SET_QPS:
+		if (get_u32(a, &h->set_qps))
+			h->have |= FT_HW_HAVE_SET_QPS;
+		break;
+	case FABTRACE_A_QP_HW_PSN_TX:
+		if (get_uint(a, &h->psn_tx))
+			h->have |= FT_HW_HAVE_PSN;
+		break;
+	case FABTRACE_A_QP_HW_PSN_RX:
+		get_uint(a, &h->psn_rx);
+		break;
+	case FABTRACE_A_QP_HW_BIND_ERROR:
+		if (get_u32(a, &h->bind_error))
+			h->have |= FT_HW_HAVE_BIND_ERROR;
+		break;
+	case FABTRACE_A_QP_HW_COUNTER:
+		parse_hw_counter(a, &t);
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int dev_hw_port_cb(const struct nlattr *a, void *data)
+{
+	struct ft_dev_hw_port *p = data;
+	const struct hw_table t = { p->c, &p->ncounters, FT_HW_PORT_COUNTERS, &p->truncated };
+
+	switch (mnl_attr_get_type(a)) {
+	case FABTRACE_A_DEV_HW_PORT_PORT:
+		get_u32(a, &p->port);
+		break;
+	case FABTRACE_A_DEV_HW_PORT_MODE:
+		p->have_mode = get_u32(a, &p->mode);
+		break;
+	case FABTRACE_A_DEV_HW_PORT_THEIRS:
+		if (mnl_attr_get_payload_len(a) == 1)
+			p->theirs = mnl_attr_get_u8(a);
+		break;
+	case FABTRACE_A_DEV_HW_PORT_COUNTER:
+		parse_hw_counter(a, &t);
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int dev_hw_cb(const struct nlattr *a, void *data)
+{
+	struct ft_dev_hw *h = data;
+
+	switch (mnl_attr_get_type(a)) {
+	case FABTRACE_A_DEV_HW_SETS:
+		if (mnl_attr_get_payload_len(a) == 1)
+			h->sets = mnl_attr_get_u8(a);
+		break;
+	case FABTRACE_A_DEV_HW_PORT_STATS:
+		if (mnl_attr_get_payload_len(a) == 1)
+			h->port_stats = mnl_attr_get_u8(a);
+		break;
+	case FABTRACE_A_DEV_HW_READS:
+		get_uint(a, &h->reads);
+		break;
+	case FABTRACE_A_DEV_HW_READ_NS:
+		get_uint(a, &h->read_ns);
+		break;
+	case FABTRACE_A_DEV_HW_PORT:
+		/* ports beyond what we keep are left out, as in the port list */
+		if (h->nports < FT_HW_PORTS)
+			mnl_attr_parse_nested(a, dev_hw_port_cb, &h->ports[h->nports++]);
+		break;
+	}
+	return MNL_CB_OK;
+}
+
 static int dev_cb(const struct nlattr *a, void *data)
 {
 	struct ft_dev_rec *r = data;
@@ -300,6 +438,10 @@ static int dev_cb(const struct nlattr *a, void *data)
 	case FABTRACE_A_DEV_RX_DROPS:
 		parse_drops(a, &r->rx_drops);
 		r->have_drops = true;
+		break;
+	case FABTRACE_A_DEV_HW:
+		r->hw.present = true;
+		mnl_attr_parse_nested(a, dev_hw_cb, &r->hw);
 		break;
 	}
 	return MNL_CB_OK;
@@ -389,12 +531,18 @@ static int qp_cb(const struct nlattr *a, void *data)
 		break;
 	case FABTRACE_A_QP_TX:
 		parse_traffic(a, &r->tx);
+		r->have |= FT_QP_HAVE_TX;
 		break;
 	case FABTRACE_A_QP_RX:
 		parse_traffic(a, &r->rx);
+		r->have |= FT_QP_HAVE_RX;
 		break;
 	case FABTRACE_A_QP_CONG:
 		parse_cong(a, &r->cong);
+		break;
+	case FABTRACE_A_QP_HW:
+		r->hw.present = true;
+		mnl_attr_parse_nested(a, qp_hw_cb, &r->hw);
 		break;
 	}
 	return MNL_CB_OK;

@@ -27,12 +27,69 @@ struct ft_traffic {
 
 struct ft_naks {
 	uint64_t v[FABTRACE_A_NAK_MAX + 1];
+	uint32_t have;		/* bit per attribute type: it came */
 };
 
 struct ft_cong {
 	uint64_t v[FABTRACE_A_CONG_MAX + 1];
 	struct ft_naks tx_nak, rx_nak;
 	uint32_t have_last;	/* bit (type - LAST_CE): the last_* time is set */
+	uint32_t have;		/* bit per attribute type: it came */
+};
+
+/*
+ * A counter of a hardware NIC's, by its driver's name (ft_intern()ed: the
+ * same few dozen names for every QP and port).
+ */
+struct ft_hw_counter {
+	const char *name;
+	uint64_t value;
+};
+
+/*
+ * What a hardware NIC counts of a QP (its "hw" nest; a device fabtrace
+ * taps sends none).  mlx5 has 26 counters a set, and a QP record is kept
+ * by the 100,000 in top: the counters past FT_HW_QP_COUNTERS are dropped,
+ * and @truncated says so.
+ */
+#define FT_HW_QP_COUNTERS	32
+
+struct ft_qp_hw {
+	bool present;		/* the nest came */
+	bool truncated;
+	uint32_t source;	/* enum fabtrace_source */
+	uint32_t set_id, set_qps, bind_error;
+	uint64_t psn_tx, psn_rx;
+	unsigned int have;	/* FT_HW_HAVE_* */
+	unsigned int ncounters;
+	struct ft_hw_counter c[FT_HW_QP_COUNTERS];
+};
+
+#define FT_HW_HAVE_SOURCE	(1u << 0)
+#define FT_HW_HAVE_SET		(1u << 1)	/* set_id */
+#define FT_HW_HAVE_SET_QPS	(1u << 2)
+#define FT_HW_HAVE_PSN		(1u << 3)	/* psn_tx and psn_rx */
+#define FT_HW_HAVE_BIND_ERROR	(1u << 4)
+
+/* A hardware port's counters and counter-set mode (dev-hw-port). */
+#define FT_HW_PORT_COUNTERS	64	/* the module keeps as many */
+#define FT_HW_PORTS		8
+
+struct ft_dev_hw_port {
+	uint32_t port, mode;
+	bool theirs;		/* the operator's auto mode, not fabtrace's */
+	bool have_mode, truncated;
+	unsigned int ncounters;
+	struct ft_hw_counter c[FT_HW_PORT_COUNTERS];
+};
+
+struct ft_dev_hw {
+	bool present;		/* a device fabtrace does not tap: what it reads */
+	bool sets;		/* the driver has counter sets */
+	bool port_stats;	/* ... and port counters */
+	uint64_t reads, read_ns;
+	unsigned int nports;
+	struct ft_dev_hw_port ports[FT_HW_PORTS];
 };
 
 /* JSON/text keys per attribute type, NULL for types without one (pad). */
@@ -71,6 +128,7 @@ struct ft_dev_rec {
 	uint64_t unknown_tx, unknown_rx, malformed;
 	unsigned int nports;
 	struct ft_port ports[FT_MAX_PORTS];
+	struct ft_dev_hw hw;
 };
 
 struct ft_qp_rec {
@@ -85,6 +143,7 @@ struct ft_qp_rec {
 	const char *cgroup;	/* FT_QP_HAVE_CGROUP: ft_intern()ed; else NULL */
 	struct ft_traffic tx, rx;
 	struct ft_cong cong;
+	struct ft_qp_hw hw;
 };
 
 #define FT_QP_HAVE_RQPN		(1u << 0)
@@ -94,6 +153,19 @@ struct ft_qp_rec {
 #define FT_QP_HAVE_PFC		(1u << 4)	/* prio and paused_us */
 #define FT_QP_HAVE_CGROUP_ID	(1u << 5)	/* a user QP's creator's cgroup */
 #define FT_QP_HAVE_CGROUP	(1u << 6)	/* its path, while it exists */
+#define FT_QP_HAVE_TX		(1u << 7)	/* tx and rx: the device is tapped */
+#define FT_QP_HAVE_RX		(1u << 8)
+
+/*
+ * Where a QP's numbers come from: its hw nest's source, or, without one,
+ * fabtrace's taps (a soft-RoCE device: a module that reads hardware sends
+ * the nest for every QP of any other device).
+ */
+static inline uint32_t ft_qp_source(const struct ft_qp_rec *r)
+{
+	return r->hw.present && (r->hw.have & FT_HW_HAVE_SOURCE) ? r->hw.source :
+	       r->hw.present ? FABTRACE_SOURCE_NONE : FABTRACE_SOURCE_TAP;
+}
 
 struct ft_stats_rec {
 	uint64_t v[FABTRACE_A_STATS_MAX + 1];

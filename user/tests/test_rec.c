@@ -40,7 +40,8 @@ TEST(qp_parse_every_field)
 	EXPECT_EQ(r.create_time, 1700000000000000000ull);
 	EXPECT_EQ(r.remote_qpn, 18);
 	EXPECT_TRUE(!memcmp(r.peer, nlb_peer_v4, 16));
-	EXPECT_EQ(r.have, FT_QP_HAVE_RQPN | FT_QP_HAVE_PEER | FT_QP_HAVE_PORT);
+	EXPECT_EQ(r.have, FT_QP_HAVE_RQPN | FT_QP_HAVE_PEER | FT_QP_HAVE_PORT |
+			  FT_QP_HAVE_TX | FT_QP_HAVE_RX);
 	for (i = FABTRACE_A_TRAFFIC_PACKETS; i <= FABTRACE_A_TRAFFIC_OTHER; i++) {
 		EXPECT_EQ(r.tx.v[i], 1000 + i - 1);
 		EXPECT_EQ(r.rx.v[i], 2000 + i - 1);
@@ -164,7 +165,7 @@ TEST(qp_text_table_and_block)
 	/* destroyed QPs say so; kernel QPs have no pid; human units */
 	EXPECT_STREQ(text, "rxe0           17 rc    destroyed       - [ib_core]       "
 			   "[fe80::1]:18             1.50M   1.43MiB    1.50M   1.43MiB"
-			   "  1.50M  3.00M  3.00M  1.50M\n");
+			   "  1.50M  3.00M  3.00M  1.50M tap\n");
 	free(text);
 	text = print_qp(&r, false, true, 1);
 	EXPECT_TRUE(strstr(text, " 1500000   1500001 ") != NULL);
@@ -172,7 +173,7 @@ TEST(qp_text_table_and_block)
 
 	text = print_qp(&r, false, false, 0);
 	EXPECT_STREQ(text,
-		"rxe0 qpn 17 type rc state rts port 1\n"
+		"rxe0 qpn 17 type rc state rts port 1 source tap\n"
 		"    rqpn 18 peer fe80::1 tclass 106 sl 3\n"
 		"    comm [ib_core] created 2023-11-14T22:13:20.000+00:00"
 		" destroyed 2023-11-14T22:13:22.500+00:00 flags destroyed,kernel\n"
@@ -368,7 +369,8 @@ TEST(dev_formats)
 
 	text = print_dev_as(&r, false, 0);
 	EXPECT_STREQ(text,
-		"0: rxe0  driver rdma_rxe  node_guid 5054:00ff:fe00:0001  qps 3 retained 1\n"
+		"0: rxe0  driver rdma_rxe  node_guid 5054:00ff:fe00:0001  qps 3 retained 1"
+		"  sources tap\n"
 		"    port 1 state ACTIVE phys LINK_UP mtu 1024 link_layer ethernet"
 		" netdev eth0 (ifindex 2)\n"
 		"    tx packets 1.20K bytes 1.17KiB  rx packets 9.83M bytes 9.38MiB\n");
@@ -409,6 +411,168 @@ TEST(dev_formats)
 	r.hooked = false;
 	text = print_dev_as(&r, false, 0);
 	EXPECT_TRUE(strstr(text, "retained 1  (not hooked)\n") != NULL);
+	free(text);
+}
+
+/* --- a hardware NIC's QPs and devices (hw nests) --------------------------- */
+
+static void hw_counter(struct nlmsghdr *nlh, uint16_t type, const char *name, uint64_t v)
+{
+	struct nlattr *c = mnl_attr_nest_start(nlh, type);
+
+	mnl_attr_put_strz(nlh, FABTRACE_A_HW_COUNTER_NAME, name);
+	nlb_u64(nlh, FABTRACE_A_HW_COUNTER_VALUE, v, FABTRACE_A_HW_COUNTER_PAD);
+	mnl_attr_nest_end(nlh, c);
+}
+
+/* As kmod/nl-hw.c sends a QP in a shared set: no tx, rx; cong has what the set counts. */
+static struct nlmsghdr *hw_qp_msg(void)
+{
+	struct nlmsghdr *nlh = nlb_msg(buf, FABTRACE_CMD_QP_GET, NLM_F_MULTI);
+	struct nlattr *cong, *nak, *hw;
+
+	mnl_attr_put_u32(nlh, FABTRACE_A_QP_DEV_INDEX, 0);
+	mnl_attr_put_strz(nlh, FABTRACE_A_QP_DEV_NAME, "mlx5_0");
+	mnl_attr_put_u32(nlh, FABTRACE_A_QP_QPN, 17);
+	mnl_attr_put_u32(nlh, FABTRACE_A_QP_TYPE, FABTRACE_QP_TYPE_RC);
+	mnl_attr_put_u32(nlh, FABTRACE_A_QP_STATE, FABTRACE_QP_STATE_RTS);
+	mnl_attr_put_u32(nlh, FABTRACE_A_QP_PID, 4242);
+	mnl_attr_put_strz(nlh, FABTRACE_A_QP_COMM, "ib_write_bw");
+	cong = mnl_attr_nest_start(nlh, FABTRACE_A_QP_CONG);
+	nlb_u64(nlh, FABTRACE_A_CONG_RETRANSMITS, 5, FABTRACE_A_CONG_PAD);
+	nlb_u64(nlh, FABTRACE_A_CONG_RX_DUP, 0, FABTRACE_A_CONG_PAD);
+	nlb_u64(nlh, FABTRACE_A_CONG_RX_OOS, 3, FABTRACE_A_CONG_PAD);
+	nak = mnl_attr_nest_start(nlh, FABTRACE_A_CONG_RX_NAK);
+	nlb_u64(nlh, FABTRACE_A_NAK_PSN_SEQ, 1, FABTRACE_A_NAK_PAD);
+	mnl_attr_nest_end(nlh, nak);
+	mnl_attr_nest_end(nlh, cong);
+	hw = mnl_attr_nest_start(nlh, FABTRACE_A_QP_HW);
+	mnl_attr_put_u32(nlh, FABTRACE_A_QP_HW_SOURCE, FABTRACE_SOURCE_SET_SHARED);
+	mnl_attr_put_u32(nlh, FABTRACE_A_QP_HW_SET_ID, 4);
+	mnl_attr_put_u32(nlh, FABTRACE_A_QP_HW_SET_QPS, 3);
+	hw_counter(nlh, FABTRACE_A_QP_HW_COUNTER, "rx_write_requests", 200);
+	hw_counter(nlh, FABTRACE_A_QP_HW_COUNTER, "duplicate_request", 0);
+	/* a driver's name is the kernel's string: escaped like any other */
+	hw_counter(nlh, FABTRACE_A_QP_HW_COUNTER, "bad\x1b[2J\"name", 7);
+	mnl_attr_put_u32(nlh, FABTRACE_A_QP_HW_MAX + 2, 1);
+	mnl_attr_nest_end(nlh, hw);
+	return nlh;
+}
+
+TEST(qp_hw_source_and_counters)
+{
+	struct json_object *v, *q, *c;
+	struct ft_qp_rec r;
+	char *text;
+
+	ASSERT_TRUE(ft_parse_qp(hw_qp_msg(), &r) == 0);
+	EXPECT_TRUE(r.hw.present);
+	EXPECT_EQ(ft_qp_source(&r), FABTRACE_SOURCE_SET_SHARED);
+	EXPECT_EQ(r.hw.set_id, 4);
+	EXPECT_EQ(r.hw.ncounters, 3);
+	EXPECT_STREQ(r.hw.c[0].name, "rx_write_requests");
+	EXPECT_EQ(r.hw.c[0].value, 200);
+	EXPECT_EQ(r.have & (FT_QP_HAVE_TX | FT_QP_HAVE_RX), 0);
+
+	/* what the NIC does not count is "-", what it counted is shown, 0 too */
+	text = print_qp(&r, false, true, 1);
+	EXPECT_TRUE(strstr(text, " -         -        -         -      -      -      1      5"
+			   " set-shared(3)\n") != NULL);
+	free(text);
+	text = print_qp(&r, false, true, 0);
+	EXPECT_TRUE(strstr(text, " source set-shared(3)\n") != NULL);
+	EXPECT_TRUE(strstr(text, "\n    tx: -\n    rx: -\n") != NULL);
+	EXPECT_TRUE(strstr(text, "    cong: rx_ect - rx_ce - retransmits 5 timeouts - rnr_timeouts -"
+			   " rx_dup 0 rx_oos 3 retry_exhausted - errors -\n") != NULL);
+	EXPECT_TRUE(strstr(text, "    rx_nak: psn_seq 1 rnr - rem_access -") != NULL);
+	EXPECT_TRUE(strstr(text, "    hw: source set-shared set_id 4 set_qps 3\n"
+			   "    counters: rx_write_requests 200 duplicate_request 0"
+			   " bad\\x1b[2J\"name 7\n") != NULL);
+	free(text);
+
+	text = print_qp(&r, true, false, 0);
+	v = json_strict(text);
+	ASSERT_TRUE(v);
+	q = json_object_array_get_idx(v, 0);
+	EXPECT_STREQ(json_object_get_string(JGET(q, "source")), "set-shared");
+	EXPECT_TRUE(JGET(q, "tx") == NULL && JGET(q, "rx") == NULL);
+	EXPECT_TRUE(JGET(q, "cong", "rx_ce") == NULL && JGET(q, "cong", "tx_nak") == NULL);
+	EXPECT_EQ(json_object_get_uint64(JGET(q, "cong", "rx_dup")), 0);
+	EXPECT_EQ(json_object_get_uint64(JGET(q, "cong", "rx_nak", "psn_seq")), 1);
+	EXPECT_TRUE(JGET(q, "cong", "rx_nak", "rnr") == NULL);
+	EXPECT_EQ(json_object_get_uint64(JGET(q, "hw", "set_qps")), 3);
+	c = JGET(q, "hw", "counters");
+	ASSERT_TRUE(c && json_object_array_length(c) == 3);
+	EXPECT_STREQ(json_object_get_string(JGET(json_object_array_get_idx(c, 2), "name")),
+		     "bad\x1b[2J\"name");
+	EXPECT_EQ(json_object_get_uint64(JGET(json_object_array_get_idx(c, 0), "value")), 200);
+	EXPECT_TRUE(strstr(text, "\\u001b") != NULL);
+	json_object_put(v);
+	free(text);
+}
+
+TEST(qp_tap_source)
+{
+	struct ft_qp_rec r;
+
+	ft_parse_qp(nlb_qp(buf, &qp17), &r);
+	EXPECT_EQ(ft_qp_source(&r), FABTRACE_SOURCE_TAP);
+	EXPECT_EQ(r.have & (FT_QP_HAVE_TX | FT_QP_HAVE_RX), FT_QP_HAVE_TX | FT_QP_HAVE_RX);
+}
+
+TEST(dev_hw_formats)
+{
+	struct nlmsghdr *nlh = dev_msg();
+	struct nlattr *hw, *port;
+	struct json_object *v, *d, *p;
+	struct ft_dev_rec r;
+	char *text;
+
+	hw = mnl_attr_nest_start(nlh, FABTRACE_A_DEV_HW);
+	mnl_attr_put_u8(nlh, FABTRACE_A_DEV_HW_SETS, 1);
+	mnl_attr_put_u8(nlh, FABTRACE_A_DEV_HW_PORT_STATS, 1);
+	nlb_u64(nlh, FABTRACE_A_DEV_HW_READS, 9, FABTRACE_A_DEV_HW_PAD);
+	nlb_u64(nlh, FABTRACE_A_DEV_HW_READ_NS, 90000, FABTRACE_A_DEV_HW_PAD);
+	port = mnl_attr_nest_start(nlh, FABTRACE_A_DEV_HW_PORT);
+	mnl_attr_put_u32(nlh, FABTRACE_A_DEV_HW_PORT_PORT, 1);
+	mnl_attr_put_u32(nlh, FABTRACE_A_DEV_HW_PORT_MODE, 1);
+	mnl_attr_put_u8(nlh, FABTRACE_A_DEV_HW_PORT_THEIRS, 1);
+	hw_counter(nlh, FABTRACE_A_DEV_HW_PORT_COUNTER, "rx_write_requests", 5);
+	hw_counter(nlh, FABTRACE_A_DEV_HW_PORT_COUNTER, "np_cnp_sent", 0);
+	mnl_attr_nest_end(nlh, port);
+	mnl_attr_nest_end(nlh, hw);
+	ASSERT_TRUE(ft_parse_dev(nlh, &r) == 0);
+	r.hooked = false;
+	EXPECT_TRUE(r.hw.present && r.hw.sets && r.hw.port_stats);
+	EXPECT_EQ(r.hw.nports, 1);
+	EXPECT_EQ(r.hw.ports[0].ncounters, 2);
+
+	text = print_dev_as(&r, false, 0);
+	EXPECT_TRUE(strstr(text, "retained 1  sources sets, port counters\n") != NULL);
+	EXPECT_TRUE(strstr(text, "(ifindex 2) counters auto (operator's)\n") != NULL);
+	EXPECT_TRUE(strstr(text, "rx_write_requests") == NULL);
+	/* the taps' totals, which the kernel sends at 0: not counted here */
+	EXPECT_TRUE(strstr(text, "\n    tx -  rx -\n") != NULL);
+	free(text);
+	text = print_dev_as(&r, false, 1);
+	EXPECT_TRUE(strstr(text, "(operator's)\n      counters: rx_write_requests 5 np_cnp_sent 0\n")
+		    != NULL);
+	free(text);
+
+	text = print_dev_as(&r, true, 0);
+	v = json_strict(text);
+	ASSERT_TRUE(v);
+	d = json_object_array_get_idx(v, 0);
+	EXPECT_EQ(json_object_array_length(JGET(d, "sources")), 2);
+	EXPECT_STREQ(json_object_get_string(json_object_array_get_idx(JGET(d, "sources"), 1)),
+		     "port_counters");
+	EXPECT_EQ(json_object_get_uint64(JGET(d, "hw", "reads")), 9);
+	EXPECT_TRUE(JGET(d, "tx") == NULL && JGET(d, "malformed") == NULL);
+	p = json_object_array_get_idx(JGET(d, "ports"), 0);
+	EXPECT_STREQ(json_object_get_string(JGET(p, "counter_mode")), "auto");
+	EXPECT_TRUE(json_object_get_boolean(JGET(p, "counter_mode_operator")));
+	EXPECT_EQ(json_object_array_length(JGET(p, "counters")), 2);
+	json_object_put(v);
 	free(text);
 }
 
