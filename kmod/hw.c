@@ -38,7 +38,16 @@ struct bind_req {
 	struct llist_node node;
 	const void *ibqp;
 	u32 qpn, port;
+	unsigned int tries;		/* binds that came too early (below) */
 };
+
+/*
+ * A QP's entry is made as rdma_restrack_add() starts (life.c), before the
+ * QP is in the restrack where nldev looks it up: a bind that soon gets
+ * ENOENT.  It is tried again, BIND_RETRY_MS apart, while the entry lives.
+ */
+#define BIND_TRIES	20
+#define BIND_RETRY_MS	10
 
 static unsigned long poll_jiffies(void)
 {
@@ -523,7 +532,8 @@ static u32 shared_set(struct ft_hw *hw, const struct ft_qp *qp, u32 port)
 	return id;
 }
 
-static void bind_one(struct ft_hw *hw, struct bind_req *r)
+/* Bind @r's QP; true if that came too early, to be tried again. */
+static bool bind_one(struct ft_hw *hw, struct bind_req *r)
 {
 	struct ft_hw_set *set;
 	struct ft_qp *qp;
@@ -535,6 +545,13 @@ static void bind_one(struct ft_hw *hw, struct bind_req *r)
 		goto out;
 	}
 	err = bind(hw, r->port, r->qpn, &id);
+	if (err == -ENOENT && r->tries < BIND_TRIES) {
+		rcu_read_lock();
+		qp = entry_of(hw->dev, r->ibqp, r->qpn);
+		rcu_read_unlock();
+		if (qp)
+			return true;
+	}
 	if (err == -ENOMEM || err == -ENOSPC || err == -EBUSY) {
 		rcu_read_lock();
 		qp = entry_of(hw->dev, r->ibqp, r->qpn);
@@ -561,6 +578,7 @@ out:
 	if (qp && qp_hw(qp))
 		WRITE_ONCE(qp_hw(qp)->bind_err, err);
 	rcu_read_unlock();
+	return false;
 }
 
 /* --- PSN progress ---------------------------------------------------------------- */
@@ -641,6 +659,7 @@ static void hw_work_fn(struct work_struct *work)
 	struct ft_hw *hw = container_of(to_delayed_work(work), struct ft_hw, work);
 	struct llist_node *todo;
 	struct bind_req *r, *next;
+	bool again = false;
 	u32 port;
 
 	mutex_lock(&hw->lock);
@@ -657,14 +676,20 @@ static void hw_work_fn(struct work_struct *work)
 	}
 	todo = llist_reverse_order(llist_del_all(&hw->pending));
 	llist_for_each_entry_safe(r, next, todo, node) {
-		bind_one(hw, r);
+		if (bind_one(hw, r)) {
+			r->tries++;
+			llist_add(&r->node, &hw->pending);
+			again = true;
+			continue;
+		}
 		kfree(r);
 	}
 	if (hw->sets)
 		read_sets(hw);
 	read_psns(hw);
 	mutex_unlock(&hw->lock);
-	queue_delayed_work(system_wq, &hw->work, poll_jiffies());
+	queue_delayed_work(system_wq, &hw->work,
+			   again ? msecs_to_jiffies(BIND_RETRY_MS) : poll_jiffies());
 }
 
 /* --- the part ------------------------------------------------------------------------ */
