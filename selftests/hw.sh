@@ -1,0 +1,263 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# fabtrace on a hardware-like NIC (ft_hca): its counter sets and port counters, against rdma(8), B's taps and tshark.
+# timeout=300
+#
+# Node A swaps rdma_rxe for ft_hca.ko (selftests/hca: rxe under another
+# name, with the RDMA core's counter sets and mlx5's counters) and loads
+# fabtrace, whose taps do not attach to it: A is a hardware NIC to
+# fabtrace.  Node B keeps plain rdma_rxe with fabtrace's exact taps.  Every
+# number fabtrace shows on A is checked against one it does not make:
+#
+#   dev       A's dev show says "sets" and "port counters", the port's
+#             counter mode; B's says "tap"; -s and -j show every port
+#             counter by its driver's name, equal to rdma statistic show's
+#   write     ib_write_bw B -> A: A's QP has source set (fabtrace bound
+#             it), set id and rx_write_requests as rdma statistic qp show
+#             reads the same set, and equal to B's tapped tx write packets
+#             for the peer QP; nothing the NIC does not count is shown as 0
+#             (no tx, rx, rx_ce ...: "-" in text, absent from JSON)
+#   loss      the same with 3% of B's requests lost: A's out_of_sequence
+#             and duplicate_request (and fabtrace's rx_oos, rx_dup) equal
+#             what the capture on A says rxe's responder saw
+#   retained  the QPs destroyed, A's entries keep their sets' final values
+set -euo pipefail
+HERE=$(dirname "$(readlink -f "$0")")
+. "$HERE/lib.sh"
+. "$HERE/lib-cong.sh"
+
+KO=${FT_BUILD:-}/$(uname -r)/hca/ft_hca.ko
+ORACLE=$HERE/hca/pcap_oracle.py
+[ -f "$ORACLE" ] || ORACLE=$HERE/pcap_oracle.py	# as installed (make install)
+A_IP=${FT_SELF_IP:-}
+
+require_peer
+require_module fabtrace
+require_cmd fabtrace rdma ib_write_bw tc tcpdump tshark jq python3 ss insmod
+[ -f "$KO" ] || skip_all "$KO not built (make test-modules)"
+O=${FT_OUT:-/tmp}/hw
+rm -rf "$O"
+mkdir -p "$O"
+
+# ---- helpers ---------------------------------------------------------------
+
+_gone() { [ ! -d /sys/module/"$1" ]; }
+
+# hca_load: ft_hca in rdma_rxe's place, rxe0 on the data NIC, then fabtrace
+# (which may hold rdma_rxe, so it goes first).  Reads every 200 ms.
+hca_load() {
+	local m
+
+	rxe_down self || return 1
+	for m in fabtrace ft_hca rdma_rxe; do
+		_gone "$m" || rmmod "$m" || return 1
+	done
+	# insmod resolves no dependencies
+	for m in ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel; do
+		modprobe "$m" || return 1
+	done
+	insmod "$KO" || return 1
+	rdma link add rxe0 type rxe netdev "${FT_NETDEV:?}" || return 1
+	wait_for 30 _rxe_ready || return 1
+	modprobe fabtrace retain_ms=600000 hw_poll_ms=200
+}
+
+# B: plain soft-RoCE, fabtrace reloaded with long retention
+b_load() {
+	peer "rmmod fabtrace 2>/dev/null; modprobe fabtrace retain_ms=600000" &&
+		rxe_up peer && peer test -d /sys/module/rdma_rxe
+}
+
+cleanup() {
+	cong_netem_del peer
+	_gone fabtrace || rmmod fabtrace || true
+	rxe_down self || true
+	_gone ft_hca || rmmod ft_hca || true
+	# as later tests expect a node: fabtrace loaded, rdma_rxe back
+	modprobe fabtrace || true
+}
+at_exit cleanup
+
+local_listening() { ss -Hltn "sport = :18515" | grep -q .; }
+
+HOLD=$((8 * ${FT_TIMEOUT_SCALE:-1}))
+REPORT='^ *Waiting [0-9]+ seconds before releasing resources'
+
+# write NAME ARGS...: ib_write_bw from B to A's server (-d rxe0 -x 1 -F,
+# -u 20: a 4 s ACK timeout); both keep their QPs HOLD s after the report,
+# in which live.sh samples A (fabtrace, rdma statistic qp) and B (fabtrace).
+write() {
+	local name=$1 rc=0 spid
+
+	shift
+	timeout 120 stdbuf -oL ib_write_bw -d rxe0 -x 1 -F -u 20 "$@" \
+		--wait_destroy=$HOLD >"$O/$name.srv" 2>&1 &
+	spid=$!
+	bg_add "$spid"
+	wait_for 60 local_listening || return 1
+	peer -t 120 "ib_write_bw -d rxe0 -x 1 -F -u 20 $* --wait_destroy=$HOLD $A_IP" \
+		>"$O/$name.cli" 2>&1 &
+	cpid=$!
+	bg_add "$cpid"
+	if wait_for 100 grep -qE "$REPORT" "$O/$name.srv"; then
+		# two of fabtrace's reads after the last packet
+		sleep 1
+		fabtrace -j qp show dev rxe0 >"$O/$name.a.json"
+		rdma -j statistic qp show link rxe0/1 >"$O/$name.sets.json"
+		peer fabtrace -j qp show dev rxe0 >"$O/$name.b.json"
+		fabtrace qp show dev rxe0 >"$O/$name.a.txt"
+	else
+		log "$name: no report from the server"
+		rc=1
+	fi
+	wait "$spid" || rc=$?
+	wait "$cpid" || rc=$?
+	[ "$rc" = 0 ] || sed "s/^/# $name: /" "$O/$name.srv" "$O/$name.cli"
+	return "$rc"
+}
+
+# ptv FILE local|remote QPN|PSN: perftest's printed QP number or first PSN
+ptv() {
+	local v
+
+	v=$(awk -v w="$2" -v f="$3" '$1 == w && $2 == "address:" {
+		for (i = 3; i < NF; i++) if ($i == f) { print $(i + 1); exit } }' "$1")
+	echo $((v))
+}
+
+# qp FILE QPN JQ: one value of a QP's entry (the last with that number:
+# a retained one comes first), "none" if null
+qp() { jq -r --argjson q "$2" "[.[] | select(.qpn == \$q)] | last | $3 // \"none\"" "$1"; }
+# hwc FILE QPN NAME: a counter of the QP's set, by its driver's name
+hwc() { qp "$1" "$2" ".hw.counters // [] | from_entries | .$3"; }
+# setv FILE QPN NAME: rdma statistic qp show's value of the set holding QPN
+setv() { jq -r --argjson q "$2" "[.[] | select(.lqpn | index(\$q))] | first | .$3 // \"none\"" "$1"; }
+
+# ---- setup -------------------------------------------------------------------
+
+ktap_plan 29
+
+ktap_assert "setup: A: ft_hca in rdma_rxe's place, rxe0 made, fabtrace loaded" hca_load
+ktap_assert "setup: B: rdma_rxe's rxe0, fabtrace loaded" b_load
+
+fabtrace -j dev show rxe0 >"$O/dev.json"
+fabtrace dev show rxe0 >"$O/dev.txt"
+peer fabtrace -j dev show rxe0 >"$O/dev.b.json"
+log "A: $(head -1 "$O/dev.txt")"
+ktap_result "dev: A's rxe0 has counter sets and port counters, no tap (no packet totals)" \
+	py "a[0]['sources'] == ['sets', 'port_counters'] and a[0]['hw']['sets'] and not a[0]['hooked'] and 'tx' not in a[0]" \
+	"$O/dev.json"
+ktap_result "dev: text says so" grep -q "sources sets, port counters" "$O/dev.txt"
+# rdma(8) says "auto off" for the core's mode none, "auto type on" for auto
+mode() {
+	local m
+
+	m=$(rdma statistic qp mode link rxe0/1)
+	log "rdma: $m; fabtrace: $(jq -c '.[0].ports[0] | {counter_mode, counter_mode_operator}' "$O/dev.json")"
+	case $m in
+	*manual*) m=manual ;;
+	*"auto off"*) m=none ;;
+	*auto*) m=auto ;;
+	esac
+	[ "$(jq -r '.[0].ports[0].counter_mode' "$O/dev.json")" = "$m" ]
+}
+ktap_result "dev: A's port's counter mode is rdma statistic qp mode's" mode
+ktap_result "dev: B's rxe0 is tapped" \
+	py "a[0]['sources'] == ['tap'] and 'hw' not in a[0]" "$O/dev.b.json"
+
+# ---- write -----------------------------------------------------------------------
+
+ktap_result "write: ib_write_bw B -> A, 200 x 8 KiB" write w -s 8192 -n 200
+aq=$(ptv "$O/w.srv" local QPN)
+bq=$(ptv "$O/w.srv" remote QPN)
+log "A's QP $aq, B's $bq; $(jq -c "[.[] | select(.qpn == $aq)] | last | .hw" "$O/w.a.json")"
+log "sets: $(jq -c 'map({cntn, lqpn, rx_write_requests})' "$O/w.sets.json")"
+grep -E "^DEV|^rxe0 +$aq " "$O/w.a.txt" | sed 's/^/# /'
+src=$(qp "$O/w.a.json" "$aq" .source)
+ktap_result "write: A's QP $aq: source set ($src), bound by fabtrace" \
+	test "$src" = set -o "$src" = set-shared
+cong_eq "write: its set id == rdma statistic qp show's cntn for it" \
+	"$(qp "$O/w.a.json" "$aq" .hw.set_id)" "$(setv "$O/w.sets.json" "$aq" cntn)"
+wr=$(hwc "$O/w.a.json" "$aq" rx_write_requests)
+cong_eq "write: its rx_write_requests == rdma statistic qp show's for the set" \
+	"$wr" "$(setv "$O/w.sets.json" "$aq" rx_write_requests)"
+cong_eq "write: its rx_write_requests == B's tapped tx write packets of QP $bq" \
+	"$wr" "$(qp "$O/w.b.json" "$bq" .tx.write)"
+cong_gt "write: 8 KiB writes moved" "$wr" 199
+ktap_result "write: A's QP: no tx, rx, rx_ect, rx_ce, cnp in JSON (not counted, not 0)" \
+	test "$(qp "$O/w.a.json" "$aq" '[.tx, .rx, .cong.rx_ect, .cong.rx_ce, .cong.errors] | map(select(. != null)) | length')" = 0
+row() {
+	awk -v q="$aq" '$1 == "rxe0" && $2 == q' "$O/w.a.txt" | tail -1 |
+		awk '$8 == "-" && $9 == "-" && $10 == "-" && $11 == "-" && $12 == "-" && $13 == "-" &&
+		     ($16 == "set" || $16 ~ /^set-shared/) { ok = 1 } END { exit !ok }'
+}
+ktap_result "write: its table row: '-' for packets, bytes, CE, CNP; source set" row
+pc() {
+	[ "$(jq -r '.[0].ports[0].counters | from_entries | .rx_write_requests' "$O/dev1.json")" = \
+		"$(jq -r '.[0].rx_write_requests' "$O/port1.json")" ]
+}
+sleep 1
+fabtrace -j dev show rxe0 >"$O/dev1.json"
+rdma -j statistic show link rxe0/1 >"$O/port1.json"
+ktap_result "dev: A's port counters (-j) as rdma statistic show's (rx_write_requests)" pc
+ktap_result "dev: -s lists them by name" sh -c "fabtrace -s dev show rxe0 | grep -q 'rx_write_requests [0-9]'"
+
+# ---- loss ----------------------------------------------------------------------------
+
+lossy() {
+	cong_netem peer roce loss 3% || return 1
+	cap_start "$O/l.pcap" "${CONG_CAP[@]}" || return 1
+	local rc=0
+
+	write l -s 8192 -n 50 || rc=$?
+	# what netem dropped of B's requests (B's taps counted them as sent)
+	lost=$(cong_netem_drops peer) || lost=unknown
+	cong_netem_del peer
+	cap_stop "$O/l.pcap" || log "tcpdump did not end well"
+	return "$rc"
+}
+ktap_result "loss: ib_write_bw B -> A, 50 x 8 KiB, 3% of B's RoCE packets lost" lossy
+lq=$(ptv "$O/l.srv" local QPN)
+lb=$(ptv "$O/l.srv" remote QPN)
+python3 "$ORACLE" --psn "$A_IP/$lq=$(ptv "$O/l.srv" remote PSN)" "$O/l.pcap" >"$O/l.oracle.json" ||
+	log "pcap_oracle.py: exit $?"
+ov() { jq -r --arg q "$A_IP/$lq" ".qp[\$q].$1 // 0" "$O/l.oracle.json"; }
+log "tshark: $(jq -c --arg q "$A_IP/$lq" '.qp[$q]' "$O/l.oracle.json")"
+log "A's QP $lq: $(jq -c "[.[] | select(.qpn == $lq)] | last | {cong, hw: .hw | {source, set_id}}" "$O/l.a.json")"
+oos=$(hwc "$O/l.a.json" "$lq" out_of_sequence)
+dup=$(hwc "$O/l.a.json" "$lq" duplicate_request)
+cong_eq "loss: A's rx_write_requests == tshark's writes to QP $lq" \
+	"$(hwc "$O/l.a.json" "$lq" rx_write_requests)" "$(ov write)"
+cong_eq "loss: A's out_of_sequence == the capture's, replayed" "$oos" "$(ov oos)"
+cong_eq "loss: A's duplicate_request == the capture's, replayed" "$dup" "$(ov dup)"
+cong_gt "loss: requests came out of sequence" "$oos" 0
+cong_eq "loss: rx_oos (fabtrace's name) == out_of_sequence" "$(qp "$O/l.a.json" "$lq" .cong.rx_oos)" "$oos"
+cong_eq "loss: rx_dup (fabtrace's name) == duplicate_request" "$(qp "$O/l.a.json" "$lq" .cong.rx_dup)" "$dup"
+cong_eq "loss: A's set == rdma statistic qp show's (out_of_sequence)" \
+	"$oos" "$(setv "$O/l.sets.json" "$lq" out_of_sequence)"
+log "netem dropped $lost of B's RoCE packets"
+cong_eq "loss: A's rx_write_requests == B's tapped tx writes of QP $lb less netem's drops" \
+	"$(hwc "$O/l.a.json" "$lq" rx_write_requests)" \
+	"$(($(qp "$O/l.b.json" "$lb" .tx.write) - lost))"
+
+# ---- retained ------------------------------------------------------------------------
+
+fabtrace -j qp show dev rxe0 >"$O/r.json"
+rdma -j statistic qp show link rxe0/1 >"$O/r.sets.json"
+log "retained: $(jq -c "map(select(.qpn == $aq or .qpn == $lq) | {qpn, flags, source, hw: .hw | {set_id, n: (.counters // [] | length)}})" "$O/r.json")"
+cong_eq "retained: the sets are gone with their QPs" "$(jq length "$O/r.sets.json")" 0
+# ret QPN NAME VALUE: the QP's entry is a destroyed one, its counter NAME
+# the number VALUE
+ret() {
+	local v
+
+	v=$(hwc "$O/r.json" "$1" "$2")
+	log "QP $1: $2 $v (want $3)"
+	[ "$(qp "$O/r.json" "$1" '.flags | index("destroyed") != null')" = true ] &&
+		[[ $v =~ ^[0-9]+$ ]] && [ "$v" = "$3" ]
+}
+ktap_result "retained: QP $aq destroyed, rx_write_requests still $wr" ret "$aq" rx_write_requests "$wr"
+ktap_result "retained: QP $lq destroyed, out_of_sequence still $oos" ret "$lq" out_of_sequence "$oos"
+ktap_result "retained: -j qp show is valid JSON, text row of QP $aq says '-'" sh -c \
+	"jq -e . '$O/r.json' >/dev/null && fabtrace qp show dev rxe0 | awk '\$2 == $aq && \$8 == \"-\"' | grep -q ."
+ktap_finished
