@@ -415,7 +415,7 @@ static void print_hw_port(struct out *o, const struct ft_dev_rec *r,
 	char buf[32];
 
 	if (r->hw.sets && h->have_mode) {
-		out_str(o, PRINT_ANY, "counter_mode", " counters %s",
+		out_str(o, PRINT_ANY, "counter_mode", " counter_mode %s",
 			kw_text(ft_kw_counter_mode, h->mode, buf, sizeof(buf)));
 		/* auto mode is an operator's: fabtrace reads its sets, binds nothing */
 		out_bool(o, PRINT_JSON, "counter_mode_operator", NULL, h->theirs);

@@ -549,7 +549,7 @@ TEST(dev_hw_formats)
 
 	text = print_dev_as(&r, false, 0);
 	EXPECT_TRUE(strstr(text, "retained 1  sources sets, port counters\n") != NULL);
-	EXPECT_TRUE(strstr(text, "(ifindex 2) counters auto (operator's)\n") != NULL);
+	EXPECT_TRUE(strstr(text, "(ifindex 2) counter_mode auto (operator's)\n") != NULL);
 	EXPECT_TRUE(strstr(text, "rx_write_requests") == NULL);
 	/* the taps' totals, which the kernel sends at 0: not counted here */
 	EXPECT_TRUE(strstr(text, "\n    tx -  rx -\n") != NULL);
