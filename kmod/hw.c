@@ -612,10 +612,22 @@ static void psn_one(struct ft_hw *hw, const void *ibqp, u32 qpn)
 	qp = entry_of(hw->dev, ibqp, qpn);
 	h = qp ? qp_hw(qp) : NULL;
 	if (h) {
-		if (h->sq_psn & FT_PSN_VALID) {
-			WRITE_ONCE(h->psn_tx, h->psn_tx + ((sq - h->sq_psn) & FT_PSN_MASK));
-			WRITE_ONCE(h->psn_rx, h->psn_rx + ((rq - h->rq_psn) & FT_PSN_MASK));
+		u32 sq0 = h->sq_psn, rq0 = h->rq_psn;
+
+		/*
+		 * The first read counts from the PSNs the QP was given (its
+		 * modify to RTR and RTS, life.c keeps them: the next request
+		 * expected, the last one sent), when fabtrace saw them: a QP
+		 * that moved all its traffic between two reads has it counted.
+		 */
+		if (!(sq0 & FT_PSN_VALID)) {
+			u32 tx = READ_ONCE(qp->tx_req_psn), rx = READ_ONCE(qp->rx_req_psn);
+
+			sq0 = tx & FT_PSN_VALID ? (tx + 1) & FT_PSN_MASK : sq;
+			rq0 = rx & FT_PSN_VALID ? rx & FT_PSN_MASK : rq;
 		}
+		WRITE_ONCE(h->psn_tx, h->psn_tx + ((sq - sq0) & FT_PSN_MASK));
+		WRITE_ONCE(h->psn_rx, h->psn_rx + ((rq - rq0) & FT_PSN_MASK));
 		WRITE_ONCE(h->sq_psn, sq | FT_PSN_VALID);
 		WRITE_ONCE(h->rq_psn, rq | FT_PSN_VALID);
 	}
