@@ -21,6 +21,13 @@
 #             and duplicate_request (and fabtrace's rx_oos, rx_dup) equal
 #             what the capture on A says rxe's responder saw
 #   retained  the QPs destroyed, A's entries keep their sets' final values
+#   exhausted ft_hca reloaded with one counter set: a process's second QP
+#             shares its first's set (set-shared(2), one set listing both in
+#             rdma statistic qp show, its writes those of both of B's QPs);
+#             another process's QP gets ENOMEM and its PSNs' progress: its
+#             new requests received == B's tapped writes (no loss)
+#   operator  auto mode set with rdma(8): dev show says so (operator's),
+#             fabtrace binds nothing (EBUSY) and reads the core's own set
 set -euo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/lib.sh"
@@ -34,6 +41,7 @@ A_IP=${FT_SELF_IP:-}
 require_peer
 require_module fabtrace
 require_cmd fabtrace rdma ib_write_bw tc tcpdump tshark jq python3 ss insmod
+require_progs ft_qps
 [ -f "$KO" ] || skip_all "$KO not built (make test-modules)"
 O=${FT_OUT:-/tmp}/hw
 rm -rf "$O"
@@ -56,7 +64,7 @@ hca_load() {
 	for m in ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel; do
 		modprobe "$m" || return 1
 	done
-	insmod "$KO" || return 1
+	insmod "$KO" "$@" || return 1
 	rdma link add rxe0 type rxe netdev "${FT_NETDEV:?}" || return 1
 	wait_for 30 _rxe_ready || return 1
 	modprobe fabtrace retain_ms=600000 hw_poll_ms=200
@@ -135,7 +143,7 @@ setv() { jq -r --argjson q "$2" "[.[] | select(.lqpn | index(\$q))] | first | .$
 
 # ---- setup -------------------------------------------------------------------
 
-ktap_plan 29
+ktap_plan 46
 
 ktap_assert "setup: A: ft_hca in rdma_rxe's place, rxe0 made, fabtrace loaded" hca_load
 ktap_assert "setup: B: rdma_rxe's rxe0, fabtrace loaded" b_load
@@ -260,4 +268,112 @@ ktap_result "retained: QP $aq destroyed, rx_write_requests still $wr" ret "$aq" 
 ktap_result "retained: QP $lq destroyed, out_of_sequence still $oos" ret "$lq" out_of_sequence "$oos"
 ktap_result "retained: -j qp show is valid JSON, text row of QP $aq says '-'" sh -c \
 	"jq -e . '$O/r.json' >/dev/null && fabtrace qp show dev rxe0 | awk '\$2 == $aq && \$8 == \"-\"' | grep -q ."
+
+# ---- exhausted: one set for all ---------------------------------------------------------
+
+# srv NAME PORT ARGS: an ft_qps server on A, holding its QPs until killed
+# (its pid in SRV; its JSON, once the traffic is over, in NAME.json);
+# cli NAME PORT ARGS: its client on B.  -u 20's ACK timeout: 4.3 s.
+QPS=(--iters 30 --size 8192 --op write --ack-timeout 20)
+srv() {
+	local name=$1 sport=$2
+
+	shift 2
+	"$FT_PROGS/ft_qps" --server -p "$sport" --hold --timeout-s 120 "$@" \
+		>"$O/$name.json" 2>"$O/$name.err" &
+	SRV=$!
+	bg_add "$SRV"
+}
+cli() {
+	local name=$1 cport=$2
+
+	shift 2
+	peer "$FT_PROGS/ft_qps --peer $FT_CTL_IP -p $cport --timeout-s 60 $*" \
+		>"$O/$name.cli.json" 2>"$O/$name.cli.err"
+}
+done_json() { jq -e .qps "$O/$1.json" >/dev/null 2>&1; }
+stop() {
+	kill "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+}
+# pair NAME PORT N: N QPs of one process on A, written to from B
+pair() {
+	srv "$1" "$2" -n "$3" "${QPS[@]}"
+	cli "$1" "$2" -n "$3" "${QPS[@]}" && wait_for 60 done_json "$1"
+}
+# bw FILE NAME I: B's tapped tx writes to A's QP I of ft_qps run NAME
+bw() { qp "$1" "$(jq ".qps[$3].remote_qpn" "$O/$2.json")" .tx.write; }
+aqpn() { jq ".qps[$2].qpn" "$O/$1.json"; }
+
+ktap_assert "exhausted: ft_hca reloaded with nr_counters=1, fabtrace after it" hca_load nr_counters=1
+ktap_result "exhausted: process 1, two QPs, 30 x 8 KiB written to each from B" pair x1 18661 2
+x1=$SRV
+ktap_result "exhausted: process 2, one QP, the same" pair x2 18662 1
+x2=$SRV
+# two of fabtrace's reads after the last packet
+sleep 1
+fabtrace -j qp show dev rxe0 >"$O/x.a.json"
+rdma -j statistic qp show link rxe0/1 >"$O/x.sets.json"
+peer fabtrace -j qp show dev rxe0 >"$O/x.b.json"
+fabtrace qp show dev rxe0 >"$O/x.a.txt"
+p=$(aqpn x1 0) q=$(aqpn x1 1) r=$(aqpn x2 0)
+log "sets: $(jq -c 'map({cntn, lqpn, rx_write_requests})' "$O/x.sets.json")"
+log "A: $(jq -c "map(select(.qpn == $p or .qpn == $q or .qpn == $r) | {qpn, source, hw: (.hw | del(.counters))})" "$O/x.a.json")"
+grep -E "^DEV|^rxe0 +($p|$q|$r) " "$O/x.a.txt" | sed 's/^/# /'
+shared() {
+	[ "$(qp "$O/x.a.json" "$p" '[.source, .hw.set_qps, .hw.set_id] | @text')" = \
+		"$(qp "$O/x.a.json" "$q" '[.source, .hw.set_qps, .hw.set_id] | @text')" ] &&
+		[ "$(qp "$O/x.a.json" "$p" '[.source, .hw.set_qps] | @text')" = '["set-shared",2]' ]
+}
+ktap_result "exhausted: QPs $p and $q (one process) share one set: set-shared, 2 QPs, one set id" shared
+ktap_result "exhausted: rdma statistic qp show: one set, QPs $p and $q, its cntn theirs" \
+	py "len(a) == 1 and sorted(a[0]['lqpn']) == sorted([$p, $q]) and a[0]['cntn'] == $(qp "$O/x.a.json" "$p" .hw.set_id)" \
+	"$O/x.sets.json"
+xw=$(hwc "$O/x.a.json" "$p" rx_write_requests)
+cong_eq "exhausted: the set's rx_write_requests == rdma statistic qp show's" \
+	"$xw" "$(jq '.[0].rx_write_requests' "$O/x.sets.json")"
+cong_eq "exhausted: == B's tapped tx writes to both QPs" \
+	"$xw" $(($(bw "$O/x.b.json" x1 0) + $(bw "$O/x.b.json" x1 1)))
+ktap_result "exhausted: QP $q's row says set-shared(2)" \
+	sh -c "awk '\$2 == $q { print \$16 }' '$O/x.a.txt' | grep -qx 'set-shared(2)'"
+ktap_result "exhausted: process 2's QP $r: no set left (ENOMEM), its PSNs' progress instead" \
+	test "$(qp "$O/x.a.json" "$r" '[.source, .hw.bind_error] | @text')" = '["psn",12]'
+cong_eq "exhausted: QP $r's new requests received (psn_rx) == B's tapped tx writes to it" \
+	"$(qp "$O/x.a.json" "$r" .hw.psn_rx)" "$(bw "$O/x.b.json" x2 0)"
+ktap_result "exhausted: QP $r's row says psn, '-' for packets" \
+	sh -c "awk '\$2 == $r { print \$8, \$16 }' '$O/x.a.txt' | grep -qx -- '- psn'"
+stop "$x1"
+stop "$x2"
+
+# ---- operator: auto mode is theirs -----------------------------------------------------
+
+nosets() { [ "$(rdma -j statistic qp show link rxe0/1 | jq length)" = 0 ]; }
+auto_on() {
+	wait_for 10 nosets && rdma statistic qp set link rxe0/1 auto type on &&
+		rdma statistic qp mode link rxe0/1 | grep -q "auto type on"
+}
+ktap_result "operator: auto mode (type) set on A's rxe0/1 with rdma(8)" auto_on
+ktap_result "operator: one QP, 30 x 8 KiB written to it from B" pair o 18663 1
+o=$SRV
+sleep 1
+fabtrace -j qp show dev rxe0 >"$O/o.a.json"
+fabtrace -j dev show rxe0 >"$O/o.dev.json"
+rdma -j statistic qp show link rxe0/1 >"$O/o.sets.json"
+peer fabtrace -j qp show dev rxe0 >"$O/o.b.json"
+oq=$(aqpn o 0)
+log "A: $(jq -c "map(select(.qpn == $oq) | {qpn, source, hw: (.hw | del(.counters))})" "$O/o.a.json")"
+log "sets: $(jq -c 'map({cntn, lqpn, rx_write_requests})' "$O/o.sets.json")"
+ktap_result "operator: dev show says auto, the operator's" \
+	py "a[0]['ports'][0]['counter_mode'] == 'auto' and a[0]['ports'][0]['counter_mode_operator']" \
+	"$O/o.dev.json"
+ktap_result "operator: QP $oq in the core's own set (source set, its cntn), fabtrace bound nothing (EBUSY)" \
+	test "$(qp "$O/o.a.json" "$oq" '[.source, .hw.set_id, .hw.bind_error] | @text')" = \
+	"[\"set\",$(setv "$O/o.sets.json" "$oq" cntn),16]"
+ow=$(hwc "$O/o.a.json" "$oq" rx_write_requests)
+cong_eq "operator: its rx_write_requests == rdma statistic qp show's" \
+	"$ow" "$(setv "$O/o.sets.json" "$oq" rx_write_requests)"
+cong_eq "operator: == B's tapped tx writes to it" "$ow" "$(bw "$O/o.b.json" o 0)"
+stop "$o"
+wait_for 10 nosets || log "a set outlived its QP"
+rdma statistic qp set link rxe0/1 auto off || log "auto off failed"
 ktap_finished
