@@ -511,6 +511,47 @@ TEST(qp_hw_source_and_counters)
 	free(text);
 }
 
+/* A QP in no set (the NIC had none left): its PSNs' progress, and why. */
+TEST(qp_hw_psn_source)
+{
+	struct nlmsghdr *nlh = nlb_msg(buf, FABTRACE_CMD_QP_GET, NLM_F_MULTI);
+	struct json_object *v, *q;
+	struct ft_qp_rec r;
+	struct nlattr *hw;
+	char *text;
+
+	mnl_attr_put_strz(nlh, FABTRACE_A_QP_DEV_NAME, "mlx5_0");
+	mnl_attr_put_u32(nlh, FABTRACE_A_QP_QPN, 19);
+	mnl_attr_put_u32(nlh, FABTRACE_A_QP_TYPE, FABTRACE_QP_TYPE_RC);
+	hw = mnl_attr_nest_start(nlh, FABTRACE_A_QP_HW);
+	mnl_attr_put_u32(nlh, FABTRACE_A_QP_HW_SOURCE, FABTRACE_SOURCE_PSN);
+	nlb_u64(nlh, FABTRACE_A_QP_HW_PSN_TX, 0, FABTRACE_A_QP_HW_PAD);
+	nlb_u64(nlh, FABTRACE_A_QP_HW_PSN_RX, 240, FABTRACE_A_QP_HW_PAD);
+	mnl_attr_put_u32(nlh, FABTRACE_A_QP_HW_BIND_ERROR, 12);
+	mnl_attr_nest_end(nlh, hw);
+	ASSERT_TRUE(ft_parse_qp(nlh, &r) == 0);
+	EXPECT_EQ(ft_qp_source(&r), FABTRACE_SOURCE_PSN);
+
+	text = print_qp(&r, false, true, 1);
+	EXPECT_TRUE(strstr(text, "      -      -      -      - psn\n") != NULL);
+	free(text);
+	text = print_qp(&r, false, true, 0);
+	EXPECT_TRUE(strstr(text, "    cong: rx_ect - rx_ce - retransmits -") != NULL);
+	EXPECT_TRUE(strstr(text, "    hw: source psn psn_tx 0 psn_rx 240 bind_error ENOMEM\n") != NULL);
+	EXPECT_TRUE(strstr(text, "counters:") == NULL);
+	free(text);
+	text = print_qp(&r, true, false, 0);
+	v = json_strict(text);
+	ASSERT_TRUE(v);
+	q = json_object_array_get_idx(v, 0);
+	EXPECT_STREQ(json_object_get_string(JGET(q, "source")), "psn");
+	EXPECT_EQ(json_object_get_uint64(JGET(q, "hw", "psn_rx")), 240);
+	EXPECT_EQ(json_object_get_uint64(JGET(q, "hw", "bind_error")), 12);
+	EXPECT_TRUE(JGET(q, "hw", "counters") == NULL && JGET(q, "cong", "retransmits") == NULL);
+	json_object_put(v);
+	free(text);
+}
+
 TEST(qp_tap_source)
 {
 	struct ft_qp_rec r;
