@@ -114,6 +114,7 @@ write() {
 		rdma -j statistic qp show link rxe0/1 >"$O/$name.sets.json"
 		peer fabtrace -j qp show dev rxe0 >"$O/$name.b.json"
 		fabtrace qp show dev rxe0 >"$O/$name.a.txt"
+		fabtrace -s qp show dev rxe0 >"$O/$name.a.s.txt"
 	else
 		log "$name: no report from the server"
 		rc=1
@@ -181,6 +182,8 @@ bq=$(ptv "$O/w.srv" remote QPN)
 log "A's QP $aq, B's $bq; $(jq -c "[.[] | select(.qpn == $aq)] | last | .hw" "$O/w.a.json")"
 log "sets: $(jq -c 'map({cntn, lqpn, rx_write_requests})' "$O/w.sets.json")"
 grep -E "^DEV|^rxe0 +$aq " "$O/w.a.txt" | sed 's/^/# /'
+# what an operator reads (-s): the QP's block
+sed -n "/^rxe0 qpn $aq /,/^\$/p" "$O/w.a.s.txt" | sed 's/^/# /'
 src=$(qp "$O/w.a.json" "$aq" .source)
 ktap_result "write: A's QP $aq: source set ($src), bound by fabtrace" \
 	test "$src" = set -o "$src" = set-shared
@@ -192,7 +195,7 @@ cong_eq "write: its rx_write_requests == rdma statistic qp show's for the set" \
 cong_eq "write: its rx_write_requests == B's tapped tx write packets of QP $bq" \
 	"$wr" "$(qp "$O/w.b.json" "$bq" .tx.write)"
 cong_gt "write: 8 KiB writes moved" "$wr" 199
-ktap_result "write: A's QP: no tx, rx, rx_ect, rx_ce, cnp in JSON (not counted, not 0)" \
+ktap_result "write: A's QP: no tx, rx, rx_ect, rx_ce, errors in JSON (not counted, not 0)" \
 	test "$(qp "$O/w.a.json" "$aq" '[.tx, .rx, .cong.rx_ect, .cong.rx_ce, .cong.errors] | map(select(. != null)) | length')" = 0
 row() {
 	awk -v q="$aq" '$1 == "rxe0" && $2 == q' "$O/w.a.txt" | tail -1 |
@@ -208,7 +211,9 @@ sleep 1
 fabtrace -j dev show rxe0 >"$O/dev1.json"
 rdma -j statistic show link rxe0/1 >"$O/port1.json"
 ktap_result "dev: A's port counters (-j) as rdma statistic show's (rx_write_requests)" pc
-ktap_result "dev: -s lists them by name" sh -c "fabtrace -s dev show rxe0 | grep -q 'rx_write_requests [0-9]'"
+fabtrace -s dev show rxe0 >"$O/dev1.s.txt"
+sed 's/^/# /' "$O/dev1.s.txt"
+ktap_result "dev: -s lists them by name" grep -q 'rx_write_requests [0-9]' "$O/dev1.s.txt"
 
 # ---- loss ----------------------------------------------------------------------------
 
