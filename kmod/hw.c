@@ -17,21 +17,26 @@
 /*
  * A hardware NIC's data path never crosses the kernel: what fabtrace
  * knows of its QPs' traffic is what the NIC counts.  A driver with counter
- * sets (mlx5) counts per set; fabtrace binds each new QP to a set of its
- * own, as `rdma statistic qp bind` would, and once the NIC has no set left
- * to one of another QP of the same process (so a QP's numbers are its
- * own, or its process's, never the port's).  A port someone else
- * configured (auto mode, or sets of their own) is left as it is: its sets
- * are read, never changed.  A QP in no set (any other driver, or none
- * left) gets its RC requests sent and received from its PSNs' progress.
- * Every read is work for this poll, never for a packet.
+ * sets (mlx5) counts per set.  Binding a QP to one takes a NIC resource
+ * and the port's counter mode from whoever else wants them (an operator's
+ * auto mode is refused while any set is bound), with fabtrace's
+ * privileges for any user's QP: only when asked (hw_bind), fabtrace binds
+ * each new QP to a set of its own, as `rdma statistic qp bind` would, and
+ * once the NIC has no set left to one of another QP of the same process
+ * (so a QP's numbers are its own, or its process's, never the port's),
+ * and unbinds them all when it lets the device go.  A port someone else
+ * configured (auto mode, or any set fabtrace did not make) is left as it
+ * is: its sets are read, never changed.  A QP in no set (any other
+ * driver, none left, or binding off) gets its RC requests sent and
+ * received from its PSNs' progress.  Every read is work for this poll,
+ * never for a packet.
  */
 static unsigned int hw_poll_ms = 1000;
 module_param(hw_poll_ms, uint, 0644);
 MODULE_PARM_DESC(hw_poll_ms, "hardware NICs: how often counter sets and PSNs are read, ms (default 1000)");
-static bool hw_bind = true;
+static bool hw_bind;
 module_param(hw_bind, bool, 0644);
-MODULE_PARM_DESC(hw_bind, "hardware NICs: bind new QPs to counter sets (default 1)");
+MODULE_PARM_DESC(hw_bind, "hardware NICs (default 0): binds QPs to the NIC's counter sets; takes the port's sets (an operator's auto mode fails until fabtrace unbinds them)");
 
 /* A QP to bind: its identity, which it may have lost by the time it is bound. */
 struct bind_req {
@@ -318,6 +323,20 @@ static int bind(struct ft_hw *hw, u32 port, u32 qpn, u32 *id)
 	return ft_nldev_talk(skb, id_cb, id);
 }
 
+/* Take QP @qpn out of set @id, as `rdma statistic qp unbind` does.  Context: the work's lock. */
+static int unbind(struct ft_hw *hw, u32 port, u32 qpn, u32 id)
+{
+	struct sk_buff *skb = req_port(RDMA_NLDEV_CMD_STAT_DEL, 0, hw->dev, port);
+
+	if (!skb || nla_put_u32(skb, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP) ||
+	    nla_put_u32(skb, RDMA_NLDEV_ATTR_RES_LQPN, qpn) ||
+	    nla_put_u32(skb, RDMA_NLDEV_ATTR_STAT_COUNTER_ID, id)) {
+		kfree_skb(skb);
+		return -ENOMEM;
+	}
+	return ft_nldev_talk(skb, NULL, NULL);
+}
+
 static int mode_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct ft_hw_port *p = arg;
@@ -467,11 +486,14 @@ static void set_entry(struct ft_hw *hw, const struct nlattr *e)
 			break;
 		}
 	}
-	if (!id || !port)
+	if (!id || !port || port >= hw->nports)
 		return;
 	r.set = set_get(hw, id, port, false);
 	if (!r.set)
 		return;
+	/* someone else's set: the port is theirs */
+	if (!r.set->ours)
+		hw->port[port].foreign = true;
 	if (counters)
 		each_counter(counters, set_value, &r);
 	WRITE_ONCE(r.set->nqps, qps ? set_qps(hw, r.set, qps) : 0);
@@ -492,19 +514,22 @@ static int sets_cb(const struct nlmsghdr *nlh, void *arg)
 }
 
 /* Every set of the device: nldev refreshes each from the NIC as it lists it. */
-static void read_sets(struct ft_hw *hw)
+static int read_sets(struct ft_hw *hw)
 {
 	struct sk_buff *skb = req_port(RDMA_NLDEV_CMD_STAT_GET, NLM_F_DUMP, hw->dev, 0);
 	u64 t0 = ktime_get_ns();
+	int err;
 
 	if (!skb || nla_put_u32(skb, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP)) {
 		kfree_skb(skb);
-		return;
+		return -ENOMEM;
 	}
-	if (!ft_nldev_talk(skb, sets_cb, hw)) {
+	err = ft_nldev_talk(skb, sets_cb, hw);
+	if (!err) {
 		hw->reads++;
 		hw->read_ns += ktime_get_ns() - t0;
 	}
+	return err;
 }
 
 /* --- binding ------------------------------------------------------------------- */
@@ -540,6 +565,9 @@ static bool bind_one(struct ft_hw *hw, struct bind_req *r)
 	u32 id = 0;
 	int err;
 
+	/* the device is going: its QPs are being unbound (hw_dev_detach()) */
+	if (hw->dying)
+		return false;
 	if (hw->port[r->port].theirs) {
 		err = -EBUSY;
 		goto out;
@@ -676,16 +704,25 @@ static void hw_work_fn(struct work_struct *work)
 
 	mutex_lock(&hw->lock);
 	rdma_for_each_port(hw->dev->ibdev, port) {
-		struct ft_hw_port *p = &hw->port[port];
-
 		if (hw->sets) {
 			read_mode(hw, port);
-			/* auto mode is an operator's: fabtrace binds by hand only */
-			p->theirs = p->mode == RDMA_COUNTER_MODE_AUTO;
+			hw->port[port].foreign = false;
 		}
 		if (hw->port_stats)
 			read_port(hw, port);
 	}
+	/*
+	 * A port in auto mode, or with a set fabtrace did not make (an
+	 * operator's `rdma statistic qp bind`), is someone else's: fabtrace
+	 * binds nothing there, nor takes away the mode they chose.  Known
+	 * before any bind: a dump that failed leaves it as it was.
+	 */
+	if (hw->sets && !read_sets(hw))
+		rdma_for_each_port(hw->dev->ibdev, port)
+			hw->port[port].theirs = hw->port[port].foreign;
+	rdma_for_each_port(hw->dev->ibdev, port)
+		if (hw->port[port].mode == RDMA_COUNTER_MODE_AUTO)
+			hw->port[port].theirs = true;
 	todo = llist_reverse_order(llist_del_all(&hw->pending));
 	llist_for_each_entry_safe(r, next, todo, node) {
 		if (bind_one(hw, r)) {
@@ -696,8 +733,6 @@ static void hw_work_fn(struct work_struct *work)
 		}
 		kfree(r);
 	}
-	if (hw->sets)
-		read_sets(hw);
 	read_psns(hw);
 	mutex_unlock(&hw->lock);
 	queue_delayed_work(system_wq, &hw->work,
@@ -737,7 +772,51 @@ static void hw_dev_attach(struct ft_dev *dev)
 		queue_delayed_work(system_wq, &dev->hw->work, 0);
 }
 
-/* Before the device's ports and restrack go: the work reads them. */
+/*
+ * Every live QP in a set of fabtrace's is unbound, as `rdma statistic qp
+ * unbind` would: the core releases each set with its last QP, and the
+ * port, once it has none, leaves manual mode for its operator to choose.
+ * Context: hw->lock.
+ */
+static void unbind_ours(struct ft_hw *hw)
+{
+	struct { u32 qpn, port, id; } batch[16];
+	const struct ft_hw_set *set;
+	const struct ft_hw_qp *h;
+	unsigned int i, n, done = 0;
+	struct ft_qp *qp;
+	u32 key = 2;
+
+	do {
+		n = 0;
+		rcu_read_lock();
+		for (; n < ARRAY_SIZE(batch); key++) {
+			qp = ft_qp_next(hw->dev, &key, FT_KEY_PORTS - 1);
+			if (!qp)
+				break;
+			h = qp_hw(qp);
+			set = h ? rcu_dereference(h->set) : NULL;
+			if (!set || !set->ours || READ_ONCE(set->gone))
+				continue;
+			batch[n].qpn = qp->qpn;
+			batch[n].port = set->port;
+			batch[n++].id = set->id;
+		}
+		rcu_read_unlock();
+		for (i = 0; i < n; i++)
+			if (!unbind(hw, batch[i].port, batch[i].qpn, batch[i].id))
+				done++;
+		cond_resched();
+	} while (n == ARRAY_SIZE(batch));
+	if (done)
+		pr_debug("%s: %u QPs unbound from fabtrace's counter sets\n",
+			 dev_name(&hw->dev->ibdev->dev), done);
+}
+
+/*
+ * Before the device's ports and restrack go: the work reads them.  On
+ * unload too (the client's removal): no set of fabtrace's outlives it.
+ */
 static void hw_dev_detach(struct ft_dev *dev)
 {
 	struct ft_hw *hw = dev->hw;
@@ -745,6 +824,12 @@ static void hw_dev_detach(struct ft_dev *dev)
 
 	if (!hw)
 		return;
+	/* the work binds nothing after this: no QP it binds stays bound */
+	mutex_lock(&hw->lock);
+	hw->dying = true;
+	if (hw->sets)
+		unbind_ours(hw);
+	mutex_unlock(&hw->lock);
 	cancel_delayed_work_sync(&hw->work);
 	llist_for_each_entry_safe(r, next, llist_del_all(&hw->pending), node)
 		kfree(r);

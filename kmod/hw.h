@@ -58,6 +58,7 @@ struct ft_hw_qp {
 struct ft_hw_port {
 	u32 mode, mask;			/* the port's counter mode, as last read */
 	bool theirs;			/* someone else's sets or auto mode: not ours to bind */
+	bool foreign;			/* the dump being read lists a set not fabtrace's */
 	u64 value[FT_HW_MAX];		/* the port's counters (history included) */
 	u32 nvalues;
 };
@@ -67,6 +68,7 @@ struct ft_hw {
 	struct ft_dev *dev;
 	bool sets;			/* the driver has counter sets */
 	bool port_stats;		/* and port counters */
+	bool dying;			/* detached: bind nothing more (hw->lock) */
 	struct delayed_work work;	/* binds, reads */
 	struct llist_head pending;	/* QPs to bind */
 	struct mutex lock;		/* the work's tables: ports, names */
