@@ -12,6 +12,9 @@
 #   dev       A's dev show says "sets" and "port counters", the port's
 #             counter mode; B's says "tap"; -s and -j show every port
 #             counter by its driver's name, equal to rdma statistic show's
+#   off       fabtrace loaded as is (hw_bind off): a QP is bound to no set
+#             (rdma statistic qp show lists none while it lives), its PSNs'
+#             progress counts B's writes; then hw_bind=1 for what follows
 #   write     ib_write_bw B -> A: A's QP has source set (fabtrace bound
 #             it), set id and rx_write_requests as rdma statistic qp show
 #             reads the same set, and equal to B's tapped tx write packets
@@ -26,8 +29,14 @@
 #             rdma statistic qp show, its writes those of both of B's QPs);
 #             another process's QP gets ENOMEM and its PSNs' progress: its
 #             new requests received == B's tapped writes (no loss)
+#   unload    rmmod fabtrace while those QPs live: the QPs it bound are
+#             unbound (rdma statistic qp show lists no set), and the
+#             operator can set auto mode
 #   operator  auto mode set with rdma(8): dev show says so (operator's),
 #             fabtrace binds nothing (EBUSY) and reads the core's own set
+#   manual    a QP bound by hand (rdma statistic qp bind) while hw_bind was
+#             off: with it on again, fabtrace binds no new QP on that port
+#             (EBUSY, psn), the operator's set is the port's only one
 set -euo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/lib.sh"
@@ -51,8 +60,10 @@ mkdir -p "$O"
 
 _gone() { [ ! -d /sys/module/"$1" ]; }
 
-# hca_load: ft_hca in rdma_rxe's place, rxe0 on the data NIC, then fabtrace
-# (which may hold rdma_rxe, so it goes first).  Reads every 200 ms.
+# hca_load ARGS: ft_hca (ARGS) in rdma_rxe's place, rxe0 on the data NIC,
+# then fabtrace (which may hold rdma_rxe, so it goes first) with FT_ARGS.
+# Reads every 200 ms.
+FT_ARGS=()
 hca_load() {
 	local m
 
@@ -67,8 +78,11 @@ hca_load() {
 	insmod "$KO" "$@" || return 1
 	rdma link add rxe0 type rxe netdev "${FT_NETDEV:?}" || return 1
 	wait_for 30 _rxe_ready || return 1
-	modprobe fabtrace retain_ms=600000 hw_poll_ms=200
+	ft_load
 }
+ft_load() { modprobe fabtrace retain_ms=600000 hw_poll_ms=200 "${FT_ARGS[@]}"; }
+# hw_bind 0|1: fabtrace's binding off or on, for QPs made from now on
+hw_bind() { echo "$1" >/sys/module/fabtrace/parameters/hw_bind; }
 
 # B: plain soft-RoCE, fabtrace reloaded with long retention
 b_load() {
@@ -142,9 +156,43 @@ hwc() { qp "$1" "$2" ".hw.counters // [] | from_entries | .$3"; }
 # setv FILE QPN NAME: rdma statistic qp show's value of the set holding QPN
 setv() { jq -r --argjson q "$2" "[.[] | select(.lqpn | index(\$q))] | first | .$3 // \"none\"" "$1"; }
 
+# srv NAME PORT ARGS: an ft_qps server on A, holding its QPs until killed
+# (its pid in SRV; its JSON, once the traffic is over, in NAME.json);
+# cli NAME PORT ARGS: its client on B.  -u 20's ACK timeout: 4.3 s.
+QPS=(--iters 30 --size 8192 --op write --ack-timeout 20)
+srv() {
+	local name=$1 sport=$2
+
+	shift 2
+	"$FT_PROGS/ft_qps" --server -p "$sport" --hold --timeout-s 120 "$@" \
+		>"$O/$name.json" 2>"$O/$name.err" &
+	SRV=$!
+	bg_add "$SRV"
+}
+cli() {
+	local name=$1 cport=$2
+
+	shift 2
+	peer "$FT_PROGS/ft_qps --peer $FT_CTL_IP -p $cport --timeout-s 60 $*" \
+		>"$O/$name.cli.json" 2>"$O/$name.cli.err"
+}
+done_json() { jq -e .qps "$O/$1.json" >/dev/null 2>&1; }
+stop() {
+	kill "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+}
+# pair NAME PORT N: N QPs of one process on A, written to from B
+pair() {
+	srv "$1" "$2" -n "$3" "${QPS[@]}"
+	cli "$1" "$2" -n "$3" "${QPS[@]}" && wait_for 60 done_json "$1"
+}
+# bw FILE NAME I: B's tapped tx writes to A's QP I of ft_qps run NAME
+bw() { qp "$1" "$(jq ".qps[$3].remote_qpn" "$O/$2.json")" .tx.write; }
+aqpn() { jq ".qps[$2].qpn" "$O/$1.json"; }
+
 # ---- setup -------------------------------------------------------------------
 
-ktap_plan 46
+ktap_plan 63
 
 ktap_assert "setup: A: ft_hca in rdma_rxe's place, rxe0 made, fabtrace loaded" hca_load
 ktap_assert "setup: B: rdma_rxe's rxe0, fabtrace loaded" b_load
@@ -173,6 +221,29 @@ mode() {
 ktap_result "dev: A's port's counter mode is rdma statistic qp mode's" mode
 ktap_result "dev: B's rxe0 is tapped" \
 	py "a[0]['sources'] == ['tap'] and 'hw' not in a[0]" "$O/dev.b.json"
+
+# ---- off: fabtrace binds nothing unless asked ----------------------------------------
+
+ktap_result "off: hw_bind is 0 as fabtrace loads" \
+	grep -qx N /sys/module/fabtrace/parameters/hw_bind
+ktap_result "off: one QP, 30 x 8 KiB written to it from B" pair n 18660 1
+n=$SRV
+sleep 1
+fabtrace -j qp show dev rxe0 >"$O/n.a.json"
+rdma -j statistic qp show link rxe0/1 >"$O/n.sets.json"
+rdma statistic qp mode link rxe0/1 >"$O/n.mode.txt"
+peer fabtrace -j qp show dev rxe0 >"$O/n.b.json"
+nq=$(aqpn n 0)
+log "A: $(jq -c "map(select(.qpn == $nq) | {qpn, source, hw: (.hw | del(.counters))})" "$O/n.a.json")"
+log "sets: $(jq -c . "$O/n.sets.json"); mode: $(cat "$O/n.mode.txt")"
+ktap_result "off: QP $nq lives in no set: rdma statistic qp show lists none, mode not manual" \
+	sh -c "kill -0 $n && [ \"\$(jq length '$O/n.sets.json')\" = 0 ] && ! grep -q manual '$O/n.mode.txt'"
+ktap_result "off: QP $nq: source psn, no set id, no bind error" \
+	test "$(qp "$O/n.a.json" "$nq" '[.source, .hw.set_id, (.hw.bind_error // 0)] | @text')" = '["psn",null,0]'
+cong_eq "off: its new requests received (psn_rx) == B's tapped tx writes to it" \
+	"$(qp "$O/n.a.json" "$nq" .hw.psn_rx)" "$(bw "$O/n.b.json" n 0)"
+stop "$n"
+ktap_result "off: hw_bind=1 written (binding on for what follows)" hw_bind 1
 
 # ---- write -----------------------------------------------------------------------
 
@@ -276,41 +347,9 @@ ktap_result "retained: -j qp show is valid JSON, text row of QP $aq says '-'" sh
 
 # ---- exhausted: one set for all ---------------------------------------------------------
 
-# srv NAME PORT ARGS: an ft_qps server on A, holding its QPs until killed
-# (its pid in SRV; its JSON, once the traffic is over, in NAME.json);
-# cli NAME PORT ARGS: its client on B.  -u 20's ACK timeout: 4.3 s.
-QPS=(--iters 30 --size 8192 --op write --ack-timeout 20)
-srv() {
-	local name=$1 sport=$2
 
-	shift 2
-	"$FT_PROGS/ft_qps" --server -p "$sport" --hold --timeout-s 120 "$@" \
-		>"$O/$name.json" 2>"$O/$name.err" &
-	SRV=$!
-	bg_add "$SRV"
-}
-cli() {
-	local name=$1 cport=$2
-
-	shift 2
-	peer "$FT_PROGS/ft_qps --peer $FT_CTL_IP -p $cport --timeout-s 60 $*" \
-		>"$O/$name.cli.json" 2>"$O/$name.cli.err"
-}
-done_json() { jq -e .qps "$O/$1.json" >/dev/null 2>&1; }
-stop() {
-	kill "$1" 2>/dev/null || true
-	wait "$1" 2>/dev/null || true
-}
-# pair NAME PORT N: N QPs of one process on A, written to from B
-pair() {
-	srv "$1" "$2" -n "$3" "${QPS[@]}"
-	cli "$1" "$2" -n "$3" "${QPS[@]}" && wait_for 60 done_json "$1"
-}
-# bw FILE NAME I: B's tapped tx writes to A's QP I of ft_qps run NAME
-bw() { qp "$1" "$(jq ".qps[$3].remote_qpn" "$O/$2.json")" .tx.write; }
-aqpn() { jq ".qps[$2].qpn" "$O/$1.json"; }
-
-ktap_assert "exhausted: ft_hca reloaded with nr_counters=1, fabtrace after it" hca_load nr_counters=1
+FT_ARGS=(hw_bind=1)
+ktap_assert "exhausted: ft_hca reloaded with nr_counters=1, fabtrace (hw_bind=1) after it" hca_load nr_counters=1
 ktap_result "exhausted: process 1, two QPs, 30 x 8 KiB written to each from B" pair x1 18661 2
 x1=$SRV
 ktap_result "exhausted: process 2, one QP, the same" pair x2 18662 1
@@ -347,8 +386,19 @@ cong_eq "exhausted: QP $r's new requests received (psn_rx) == B's tapped tx writ
 	"$(qp "$O/x.a.json" "$r" .hw.psn_rx)" "$(bw "$O/x.b.json" x2 0)"
 ktap_result "exhausted: QP $r's row says psn, '-' for packets" \
 	sh -c "awk '\$2 == $r { print \$8, \$16 }' '$O/x.a.txt' | grep -qx -- '- psn'"
+
+# ---- unload: what fabtrace bound, it unbinds ------------------------------------------
+
+ktap_result "unload: rmmod fabtrace while QPs $p, $q and $r live" sh -c "kill -0 $x1 && kill -0 $x2 && rmmod fabtrace"
+rdma -j statistic qp show link rxe0/1 >"$O/u.sets.json"
+log "after rmmod: sets $(jq -c 'map({cntn, lqpn})' "$O/u.sets.json"); $(rdma statistic qp mode link rxe0/1)"
+ktap_result "unload: QPs $p and $q live, in no set (rdma statistic qp show lists none)" \
+	sh -c "kill -0 $x1 && [ \"\$(jq length '$O/u.sets.json')\" = 0 ]"
+ktap_result "unload: the operator can set auto mode (rdma statistic qp set ... auto type on)" \
+	sh -c "rdma statistic qp set link rxe0/1 auto type on && rdma statistic qp set link rxe0/1 auto off"
 stop "$x1"
 stop "$x2"
+ktap_assert "unload: fabtrace loaded again (hw_bind=1)" ft_load
 
 # ---- operator: auto mode is theirs -----------------------------------------------------
 
@@ -381,4 +431,40 @@ cong_eq "operator: == B's tapped tx writes to it" "$ow" "$(bw "$O/o.b.json" o 0)
 stop "$o"
 wait_for 10 nosets || log "a set outlived its QP"
 rdma statistic qp set link rxe0/1 auto off || log "auto off failed"
+
+# ---- manual: a port where the operator bound a QP is theirs ------------------------------
+
+off_pair() { hw_bind 0 && pair "$@"; }
+ktap_result "manual: hw_bind=0, one QP, 30 x 8 KiB written to it from B" off_pair m1 18664 1
+m1=$SRV
+mq=$(aqpn m1 0)
+ktap_result "manual: the operator binds QP $mq by hand (rdma statistic qp bind)" \
+	rdma statistic qp bind link rxe0/1 lqpn "$mq"
+rdma -j statistic qp show link rxe0/1 >"$O/m1.sets.json"
+log "sets: $(jq -c 'map({cntn, lqpn})' "$O/m1.sets.json")"
+# two of fabtrace's reads, that see the operator's set
+hw_bind 1
+sleep 1
+ktap_result "manual: hw_bind=1 again, another QP, the same" pair m2 18665 1
+m2=$SRV
+mr=$(aqpn m2 0)
+sleep 1
+fabtrace -j qp show dev rxe0 >"$O/m.a.json"
+fabtrace -j dev show rxe0 >"$O/m.dev.json"
+rdma -j statistic qp show link rxe0/1 >"$O/m.sets.json"
+log "A: $(jq -c "map(select(.qpn == $mq or .qpn == $mr) | {qpn, source, hw: (.hw | del(.counters))})" "$O/m.a.json")"
+log "sets: $(jq -c 'map({cntn, lqpn})' "$O/m.sets.json")"
+ktap_result "manual: the port's only set is the operator's, QP $mq alone in it" \
+	py "len(a) == 1 and a[0]['lqpn'] == [$mq]" "$O/m.sets.json"
+ktap_result "manual: QP $mr: fabtrace bound it to nothing (EBUSY), its PSNs' progress" \
+	test "$(qp "$O/m.a.json" "$mr" '[.source, .hw.bind_error] | @text')" = '["psn",16]'
+ktap_result "manual: QP $mq in the operator's set (source set, its cntn)" \
+	test "$(qp "$O/m.a.json" "$mq" '[.source, .hw.set_id] | @text')" = \
+	"[\"set\",$(setv "$O/m.sets.json" "$mq" cntn)]"
+ktap_result "manual: dev show says manual, the operator's" \
+	py "a[0]['ports'][0]['counter_mode'] == 'manual' and a[0]['ports'][0]['counter_mode_operator']" \
+	"$O/m.dev.json"
+stop "$m1"
+stop "$m2"
+wait_for 10 nosets || log "a set outlived its QP"
 ktap_finished
