@@ -97,8 +97,8 @@ static void set_put(struct ft_hw_set *set)
 		kfree_rcu(set, rcu);
 }
 
-/* The set @id, held; created if new.  Context: the work. */
-static struct ft_hw_set *set_get(struct ft_hw *hw, u32 id, u32 port, bool ours)
+/* The set @id, held; created if new and @create, else NULL.  Context: the work. */
+static struct ft_hw_set *set_get(struct ft_hw *hw, u32 id, u32 port, bool ours, bool create)
 {
 	struct ft_hw_set *set, *old;
 
@@ -107,7 +107,7 @@ static struct ft_hw_set *set_get(struct ft_hw *hw, u32 id, u32 port, bool ours)
 	if (set && !refcount_inc_not_zero(&set->ref))
 		set = NULL;
 	rcu_read_unlock();
-	if (set)
+	if (set || !create)
 		return set;
 	set = kzalloc(sizeof(*set), GFP_KERNEL);
 	if (!set)
@@ -120,7 +120,7 @@ static struct ft_hw_set *set_get(struct ft_hw *hw, u32 id, u32 port, bool ours)
 	old = xa_cmpxchg(&hw->set_xa, id, NULL, set, GFP_KERNEL);
 	if (old) {
 		kfree(set);
-		return xa_is_err(old) ? NULL : set_get(hw, id, port, ours);
+		return xa_is_err(old) ? NULL : set_get(hw, id, port, ours, create);
 	}
 	return set;
 }
@@ -147,7 +147,16 @@ void ft_hw_counter_gone(struct ft_dev *dev, const struct rdma_counter *counter)
 	unsigned long flags;
 	int i, k;
 
-	if (!hw || !st)
+	if (!hw)
+		return;
+	/*
+	 * A dump sent before this may still list the set: its entry must not
+	 * make it again (set_entry()).  A reader that misses the set below
+	 * sees the count moved.
+	 */
+	atomic_inc(&hw->gone_seq);
+	smp_mb__after_atomic();	/* the count, then the erase: set_entry() reads the other way */
+	if (!st)
 		return;
 	rcu_read_lock();
 	set = xa_load(&hw->set_xa, counter->id);
@@ -488,9 +497,22 @@ static void set_entry(struct ft_hw *hw, const struct nlattr *e)
 	}
 	if (!id || !port || port >= hw->nports)
 		return;
-	r.set = set_get(hw, id, port, false);
-	if (!r.set)
-		return;
+	r.set = set_get(hw, id, port, false, false);
+	if (!r.set) {
+		/*
+		 * nldev filled this entry some time before it is read: a set
+		 * the core released since the dump was asked for (its last QP
+		 * destroyed) would come back from it as a phantom, and its id,
+		 * reused, would be read against the stale values.  A set that
+		 * is new and real is listed again by the next dump.
+		 */
+		smp_rmb();	/* the miss, then the count: ft_hw_counter_gone()'s order */
+		if (atomic_read(&hw->gone_seq) != hw->dump_seq)
+			return;
+		r.set = set_get(hw, id, port, false, true);
+		if (!r.set)
+			return;
+	}
 	/* someone else's set: the port is theirs */
 	if (!r.set->ours)
 		hw->port[port].foreign = true;
@@ -524,6 +546,8 @@ static int read_sets(struct ft_hw *hw)
 		kfree_skb(skb);
 		return -ENOMEM;
 	}
+	/* releases from here on make the dump's unknown sets suspect */
+	hw->dump_seq = atomic_read(&hw->gone_seq);
 	err = ft_nldev_talk(skb, sets_cb, hw);
 	if (!err) {
 		hw->reads++;
@@ -589,7 +613,7 @@ static bool bind_one(struct ft_hw *hw, struct bind_req *r)
 			err = bind(hw, r->port, r->qpn, &id);
 	}
 	if (!err && id) {
-		set = set_get(hw, id, r->port, true);
+		set = set_get(hw, id, r->port, true, true);
 		if (set) {
 			rcu_read_lock();
 			qp = entry_of(hw->dev, r->ibqp, r->qpn);
@@ -760,6 +784,7 @@ static int hw_dev_add(struct ft_dev *dev)
 	hw->port_stats = ops->alloc_hw_port_stats && ops->get_hw_stats;
 	mutex_init(&hw->lock);
 	xa_init(&hw->set_xa);
+	atomic_set(&hw->gone_seq, 0);
 	init_llist_head(&hw->pending);
 	INIT_DELAYED_WORK(&hw->work, hw_work_fn);
 	dev->hw = hw;

@@ -73,6 +73,8 @@ struct ft_hw {
 	struct llist_head pending;	/* QPs to bind */
 	struct mutex lock;		/* the work's tables: ports, names */
 	struct xarray set_xa;		/* set id -> struct ft_hw_set, RCU */
+	atomic_t gone_seq;		/* sets the core released (ft_hw_counter_gone()) */
+	u32 dump_seq;			/* gone_seq as the current dump was asked for */
 	struct ft_hw_names set_names;
 	struct ft_hw_names port_names;
 	u64 reads, read_ns;		/* the work's reads of the sets, and their time */
