@@ -43,16 +43,11 @@ struct bind_req {
 	struct llist_node node;
 	const void *ibqp;
 	u32 qpn, port;
-	unsigned int tries;		/* binds that came too early (below) */
 };
 
-/*
- * A QP's entry is made as rdma_restrack_add() starts (life.c), before the
- * QP is in the restrack where nldev looks it up: a bind that soon gets
- * ENOENT.  It is tried again, BIND_RETRY_MS apart, while the entry lives.
- */
-#define BIND_TRIES	20
-#define BIND_RETRY_MS	10
+/* ft_hw_qp.flags */
+#define FT_HW_BIND_ASKED	0	/* its bind was asked for, once */
+#define FT_HW_BIND_AT_PORT	1	/* to be asked again when it has its port */
 
 static unsigned long poll_jiffies(void)
 {
@@ -208,13 +203,21 @@ enum ft_hw_source ft_hw_qp_source(const struct ft_dev *dev, const struct ft_qp *
 	return READ_ONCE(h->sq_psn) & FT_PSN_VALID ? FT_SRC_PSN : FT_SRC_NONE;
 }
 
-/* Queue @qp for binding.  Context: dev->lock (a part callback); no sleeping. */
-static void want_bind(const struct ft_dev *dev, const struct ft_qp *qp, u32 port)
+/*
+ * Queue @qp for binding, by the bind work: a new QP costs its bind, not a
+ * poll of every set, port and PSN.  Context: a hook or a part callback,
+ * RCU read side; no sleeping.
+ */
+static void want_bind(const struct ft_dev *dev, struct ft_hw_qp *h, const struct ft_qp *qp,
+		      u32 port)
 {
 	struct ft_hw *hw = dev->hw;
 	struct bind_req *r;
 
 	if (!hw->sets || !READ_ONCE(hw_bind) || qp->flags & FT_QP_KERNEL)
+		return;
+	/* the discovery and the restrack_add() return may both see a new QP */
+	if (test_and_set_bit(FT_HW_BIND_ASKED, &h->flags))
 		return;
 	r = kmalloc(sizeof(*r), GFP_ATOMIC);
 	if (!r)
@@ -223,7 +226,7 @@ static void want_bind(const struct ft_dev *dev, const struct ft_qp *qp, u32 port
 	r->qpn = qp->qpn;
 	r->port = port;
 	llist_add(&r->node, &hw->pending);
-	mod_delayed_work(system_wq, &hw->work, 0);
+	queue_work(system_wq, &hw->bind_work);
 }
 
 /* The port a QP will be bound on: its own, or the device's only one. */
@@ -237,10 +240,36 @@ static u32 bind_port(const struct ft_dev *dev, const struct ft_qp *qp)
 	       rdma_start_port(dev->ibdev) : 0;
 }
 
+/* Bind @qp, now in the RDMA core's restrack, if it can be. */
+static void bind_new(const struct ft_dev *dev, struct ft_hw_qp *h, const struct ft_qp *qp)
+{
+	u32 port = bind_port(dev, qp);
+
+	if (port && ft_qp_type_has_psn(qp->type))
+		want_bind(dev, h, qp, port);
+}
+
+/**
+ * ft_hw_qp_ready() - a new QP is in the RDMA core's restrack
+ * @dev: its device
+ * @qp: its entry
+ *
+ * nldev looks a QP up there to bind it: its entry is made as
+ * rdma_restrack_add() starts (life.c), when a bind would get ENOENT, and
+ * the bind is asked for when it returns.
+ * Context: the rdma_restrack_add() return hook, RCU read side; no sleeping.
+ */
+void ft_hw_qp_ready(const struct ft_dev *dev, struct ft_qp *qp)
+{
+	struct ft_hw_qp *h = qp_hw(qp);
+
+	if (dev->hw && h)
+		bind_new(dev, h, qp);
+}
+
 static void hw_qp_added(const struct ft_dev *dev, struct ft_qp *qp)
 {
 	struct ft_hw_qp *h;
-	u32 port;
 
 	if (!dev->hw)
 		return;
@@ -248,9 +277,9 @@ static void hw_qp_added(const struct ft_dev *dev, struct ft_qp *qp)
 	if (!h)
 		return;
 	rcu_assign_pointer(qp->hw, h);
-	port = bind_port(dev, qp);
-	if (port && ft_qp_type_has_psn(qp->type))
-		want_bind(dev, qp, port);
+	/* a new QP is bound from ft_hw_qp_ready(); a discovered one is there */
+	if (qp->flags & FT_QP_DISCOVERED)
+		bind_new(dev, h, qp);
 }
 
 /* A QP that had no port when it was made has one now. */
@@ -258,12 +287,19 @@ static void hw_qp_moved(const struct ft_dev *dev, struct ft_qp *qp, u32 old_port
 {
 	struct ft_hw_qp *h = rcu_dereference_protected(qp->hw, true);
 
+	/* its shared bind waited for the port (wait_port()) */
+	if (h && rdma_is_port_valid(dev->ibdev, READ_ONCE(qp->port)) &&
+	    test_and_clear_bit(FT_HW_BIND_AT_PORT, &h->flags)) {
+		clear_bit(FT_HW_BIND_ASKED, &h->flags);
+		want_bind(dev, h, qp, READ_ONCE(qp->port));
+		return;
+	}
 	if (!h || rcu_access_pointer(h->set) || rdma_is_port_valid(dev->ibdev, old_port) ||
 	    !rdma_is_port_valid(dev->ibdev, READ_ONCE(qp->port)) ||
 	    rdma_start_port(dev->ibdev) == rdma_end_port(dev->ibdev) ||
 	    !ft_qp_type_has_psn(qp->type))
 		return;
-	want_bind(dev, qp, READ_ONCE(qp->port));
+	want_bind(dev, h, qp, READ_ONCE(qp->port));
 }
 
 static void hw_qp_freed(struct ft_qp *qp)
@@ -570,19 +606,36 @@ static u32 shared_set(struct ft_hw *hw, const struct ft_qp *qp, u32 port)
 
 	rcu_read_lock();
 	for (key = 0; !id && (other = ft_qp_next(hw->dev, &key, FT_KEY_PORTS - 1)); key++) {
-		if (other == qp || !qp_hw(other) || other->owner != qp->owner ||
-		    READ_ONCE(other->port) != port)
+		if (other == qp || !qp_hw(other) || other->owner != qp->owner)
 			continue;
 		set = rcu_dereference(qp_hw(other)->set);
-		if (set && set->ours && !READ_ONCE(set->gone))
+		if (set && set->ours && set->port == port && !READ_ONCE(set->gone))
 			id = set->id;
 	}
 	rcu_read_unlock();
 	return id;
 }
 
-/* Bind @r's QP; true if that came too early, to be tried again. */
-static bool bind_one(struct ft_hw *hw, struct bind_req *r)
+/*
+ * The core binds a QP to a set that exists only once the QP has its port,
+ * from its modify to INIT, which a new QP has not had yet: the bind is
+ * asked again from hw_qp_moved().  False if the port came meanwhile, to
+ * bind now.  Context: RCU read side.
+ */
+static bool wait_port(const struct ft_dev *dev, struct ft_qp *qp)
+{
+	struct ft_hw_qp *h = qp_hw(qp);
+
+	set_bit(FT_HW_BIND_AT_PORT, &h->flags);
+	smp_mb__after_atomic();	/* the bit, then the port: path_changed() writes the other way */
+	if (!rdma_is_port_valid(dev->ibdev, READ_ONCE(qp->port)))
+		return true;
+	/* whoever clears the bit binds */
+	return !test_and_clear_bit(FT_HW_BIND_AT_PORT, &h->flags);
+}
+
+/* Bind @r's QP.  Context: hw->lock. */
+static void bind_one(struct ft_hw *hw, struct bind_req *r)
 {
 	struct ft_hw_set *set;
 	struct ft_qp *qp;
@@ -591,23 +644,20 @@ static bool bind_one(struct ft_hw *hw, struct bind_req *r)
 
 	/* the device is going: its QPs are being unbound (hw_dev_detach()) */
 	if (hw->dying)
-		return false;
+		return;
 	if (hw->port[r->port].theirs) {
 		err = -EBUSY;
 		goto out;
 	}
 	err = bind(hw, r->port, r->qpn, &id);
-	if (err == -ENOENT && r->tries < BIND_TRIES) {
-		rcu_read_lock();
-		qp = entry_of(hw->dev, r->ibqp, r->qpn);
-		rcu_read_unlock();
-		if (qp)
-			return true;
-	}
 	if (err == -ENOMEM || err == -ENOSPC || err == -EBUSY) {
 		rcu_read_lock();
 		qp = entry_of(hw->dev, r->ibqp, r->qpn);
-		id = qp ? shared_set(hw, qp, r->port) : 0;
+		id = qp && qp_hw(qp) ? shared_set(hw, qp, r->port) : 0;
+		if (id && wait_port(hw->dev, qp)) {
+			rcu_read_unlock();
+			return;
+		}
 		rcu_read_unlock();
 		if (id)
 			err = bind(hw, r->port, r->qpn, &id);
@@ -630,7 +680,6 @@ out:
 	if (qp && qp_hw(qp))
 		WRITE_ONCE(qp_hw(qp)->bind_err, err);
 	rcu_read_unlock();
-	return false;
 }
 
 /* --- PSN progress ---------------------------------------------------------------- */
@@ -718,12 +767,31 @@ static void read_psns(struct ft_hw *hw)
 
 /* --- the work ---------------------------------------------------------------------- */
 
+/*
+ * The QPs to bind, apart from the poll.  Which ports are theirs comes from
+ * the poll: until its first run, binds wait for it (it queues this again).
+ */
+static void hw_bind_fn(struct work_struct *work)
+{
+	struct ft_hw *hw = container_of(work, struct ft_hw, bind_work);
+	struct llist_node *todo;
+	struct bind_req *r, *next;
+
+	mutex_lock(&hw->lock);
+	if (hw->polled) {
+		todo = llist_reverse_order(llist_del_all(&hw->pending));
+		llist_for_each_entry_safe(r, next, todo, node) {
+			bind_one(hw, r);
+			kfree(r);
+		}
+	}
+	mutex_unlock(&hw->lock);
+}
+
+/* Every hw_poll_ms: the ports, the sets, the PSNs of the QPs in none. */
 static void hw_work_fn(struct work_struct *work)
 {
 	struct ft_hw *hw = container_of(to_delayed_work(work), struct ft_hw, work);
-	struct llist_node *todo;
-	struct bind_req *r, *next;
-	bool again = false;
 	u32 port;
 
 	mutex_lock(&hw->lock);
@@ -747,20 +815,12 @@ static void hw_work_fn(struct work_struct *work)
 	rdma_for_each_port(hw->dev->ibdev, port)
 		if (hw->port[port].mode == RDMA_COUNTER_MODE_AUTO)
 			hw->port[port].theirs = true;
-	todo = llist_reverse_order(llist_del_all(&hw->pending));
-	llist_for_each_entry_safe(r, next, todo, node) {
-		if (bind_one(hw, r)) {
-			r->tries++;
-			llist_add(&r->node, &hw->pending);
-			again = true;
-			continue;
-		}
-		kfree(r);
-	}
+	hw->polled = true;
 	read_psns(hw);
 	mutex_unlock(&hw->lock);
-	queue_delayed_work(system_wq, &hw->work,
-			   again ? msecs_to_jiffies(BIND_RETRY_MS) : poll_jiffies());
+	if (!llist_empty(&hw->pending))
+		queue_work(system_wq, &hw->bind_work);
+	queue_delayed_work(system_wq, &hw->work, poll_jiffies());
 }
 
 /* --- the part ------------------------------------------------------------------------ */
@@ -786,6 +846,7 @@ static int hw_dev_add(struct ft_dev *dev)
 	xa_init(&hw->set_xa);
 	atomic_set(&hw->gone_seq, 0);
 	init_llist_head(&hw->pending);
+	INIT_WORK(&hw->bind_work, hw_bind_fn);
 	INIT_DELAYED_WORK(&hw->work, hw_work_fn);
 	dev->hw = hw;
 	return 0;
@@ -855,7 +916,9 @@ static void hw_dev_detach(struct ft_dev *dev)
 	if (hw->sets)
 		unbind_ours(hw);
 	mutex_unlock(&hw->lock);
+	/* the poll queues the binds: it goes first */
 	cancel_delayed_work_sync(&hw->work);
+	cancel_work_sync(&hw->bind_work);
 	llist_for_each_entry_safe(r, next, llist_del_all(&hw->pending), node)
 		kfree(r);
 }

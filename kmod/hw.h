@@ -53,6 +53,7 @@ struct ft_hw_qp {
 	u32 sq_psn, rq_psn;		/* as last read; FT_PSN_VALID once known */
 	u64 psn_tx, psn_rx;		/* their progress: new requests */
 	int bind_err;			/* why fabtrace could not bind it; 0 */
+	unsigned long flags;		/* FT_HW_BIND_ASKED */
 };
 
 struct ft_hw_port {
@@ -69,8 +70,10 @@ struct ft_hw {
 	bool sets;			/* the driver has counter sets */
 	bool port_stats;		/* and port counters */
 	bool dying;			/* detached: bind nothing more (hw->lock) */
-	struct delayed_work work;	/* binds, reads */
+	struct delayed_work work;	/* the poll: reads, every hw_poll_ms */
+	struct work_struct bind_work;	/* binds, as QPs come */
 	struct llist_head pending;	/* QPs to bind */
+	bool polled;			/* the poll ran: theirs is known (hw->lock) */
 	struct mutex lock;		/* the work's tables: ports, names */
 	struct xarray set_xa;		/* set id -> struct ft_hw_set, RCU */
 	atomic_t gone_seq;		/* sets the core released (ft_hw_counter_gone()) */
@@ -93,5 +96,6 @@ int ft_hw_init(void);
 void ft_hw_exit(void);
 void ft_hw_counter_gone(struct ft_dev *dev, const struct rdma_counter *counter);
 enum ft_hw_source ft_hw_qp_source(const struct ft_dev *dev, const struct ft_qp *qp);
+void ft_hw_qp_ready(const struct ft_dev *dev, struct ft_qp *qp);
 
 #endif /* _FABTRACE_HW_H */

@@ -108,13 +108,17 @@ void notrace ft_life_rnr_timer(unsigned long ip, unsigned long parent_ip,
 
 /* --- create and destroy -------------------------------------------------- */
 
-/* Start the entry of a new QP.  Return whether its device is known. */
-static bool qp_added(struct ib_qp *ibqp)
+/*
+ * Start the entry of a new QP.  Return whether its device is known, and
+ * in *@hw whether it is a hardware NIC's.
+ */
+static bool qp_added(struct ib_qp *ibqp, bool *hw)
 {
 	struct ft_dev *dev;
 
 	rcu_read_lock();
 	dev = ft_dev_of(ibqp->device);
+	*hw = dev && dev->hw;
 	if (dev) {
 		ft_qp_created(dev, ibqp);
 		if (dev->hooked && (READ_ONCE(retrans_off) < 0 || READ_ONCE(rnr_off) < 0))
@@ -130,25 +134,29 @@ static bool qp_added(struct ib_qp *ibqp)
  * instance given back at once.  One whose device is not yet known (it is
  * being discovered) is looked at again at the return, when the QP is in
  * the device's restrack, which the discovery walks after publishing the
- * device (dev.c): one or the other adds it, never neither.
+ * device (dev.c): one or the other adds it, never neither.  A hardware
+ * NIC's QP is looked at again at the return too: only then can nldev find
+ * it, to bind it to a counter set (hw.c).
  */
 int ft_life_add_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct rdma_restrack_entry *res = (void *)regs_get_kernel_argument(regs, 0);
 	struct ib_qp *ibqp = container_of(res, struct ib_qp, res);
+	bool hw;
 
 	if (res->type != RDMA_RESTRACK_QP)
 		return 1;
 	*(struct ib_qp **)ri->data = ibqp;
 	/* non-zero: no return handler for this call */
-	return qp_added(ibqp);
+	return qp_added(ibqp, &hw) && !hw;
 }
 
 int ft_life_add_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct ib_qp *ibqp = *(struct ib_qp **)ri->data;
 	struct ft_dev *dev;
-	bool found;
+	struct ft_qp *qp;
+	bool found, hw;
 
 	/* the discovery may have added it meanwhile: count nothing twice */
 	rcu_read_lock();
@@ -156,7 +164,13 @@ int ft_life_add_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	found = dev && ft_qp_of(dev, ibqp);
 	rcu_read_unlock();
 	if (!found)
-		qp_added(ibqp);
+		qp_added(ibqp, &hw);
+	rcu_read_lock();
+	dev = ft_dev_of(ibqp->device);
+	qp = dev ? ft_qp_of(dev, ibqp) : NULL;
+	if (qp)
+		ft_hw_qp_ready(dev, qp);
+	rcu_read_unlock();
 	return 0;
 }
 
