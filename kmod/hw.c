@@ -685,11 +685,43 @@ out:
 /* --- PSN progress ---------------------------------------------------------------- */
 
 /*
- * An RC QP's send and receive PSNs advance by one a new request packet:
- * two reads apart, their distance (modulo 2^24) is what it sent and took
- * in between, retransmissions and duplicates not included.  Read as often
- * as 2^24 packets cannot pass unseen at the port's rate.  Context: the work.
+ * An RC QP's send and receive PSNs advance by one a new request PSN (an
+ * RDMA READ takes one per response packet): two reads apart, their
+ * distance is what it sent and took in between, retransmissions and
+ * duplicates not included.  The distance is signed (24 bits) and counted
+ * only forward: a requester that goes back N to a NAK'd PSN adds nothing,
+ * and counts again from where it was once past it.  A QP that goes again
+ * through RESET to new PSNs counts from them, not from where its old ones
+ * were: the jump between the two is no traffic.  Reads further apart than
+ * 2^23 packets of a QP lose some or all of them: the counts are a lower
+ * bound then (2^23 packets: 0.7 s of a 400G QP at 4 KiB).
  */
+
+/* The distance from @base to @psn, counted forward only; the new base in *@base. */
+static u64 psn_forward(u32 *base, u32 psn)
+{
+	s32 d = sign_extend32((psn - *base) & FT_PSN_MASK, 23);
+
+	if (d <= 0)
+		return 0;
+	*base = psn;
+	return d;
+}
+
+/*
+ * The PSN @psn counts from: @seen, what the QP's last modify set (life.c
+ * keeps it), when that is new, else @base, as last read.  @next_of turns
+ * a kept PSN into the next one expected.  Context: RCU read side.
+ */
+static u32 psn_base(u32 base, u32 *seen, u32 now, u32 psn, u32 next_of)
+{
+	if ((base & FT_PSN_VALID) && now == *seen)
+		return base & FT_PSN_MASK;
+	*seen = now;
+	return now & FT_PSN_VALID ? (now + next_of) & FT_PSN_MASK : psn;
+}
+
+/* Context: the work. */
 static void psn_one(struct ft_hw *hw, const void *ibqp, u32 qpn)
 {
 	struct rdma_restrack_entry *res;
@@ -713,24 +745,19 @@ static void psn_one(struct ft_hw *hw, const void *ibqp, u32 qpn)
 	qp = entry_of(hw->dev, ibqp, qpn);
 	h = qp ? qp_hw(qp) : NULL;
 	if (h) {
-		u32 sq0 = h->sq_psn, rq0 = h->rq_psn;
-
 		/*
-		 * The first read counts from the PSNs the QP was given (its
-		 * modify to RTR and RTS, life.c keeps them: the next request
-		 * expected, the last one sent), when fabtrace saw them: a QP
-		 * that moved all its traffic between two reads has it counted.
+		 * The first read, and the first after a modify gave it new
+		 * PSNs, count from those PSNs (the last request sent, the
+		 * next one expected), when fabtrace saw them: a QP that moved
+		 * all its traffic between two reads has it counted.
 		 */
-		if (!(sq0 & FT_PSN_VALID)) {
-			u32 tx = READ_ONCE(qp->tx_req_psn), rx = READ_ONCE(qp->rx_req_psn);
+		u32 sq0 = psn_base(h->sq_psn, &h->tx_seen, READ_ONCE(qp->tx_req_psn), sq, 1);
+		u32 rq0 = psn_base(h->rq_psn, &h->rx_seen, READ_ONCE(qp->rx_req_psn), rq, 0);
 
-			sq0 = tx & FT_PSN_VALID ? (tx + 1) & FT_PSN_MASK : sq;
-			rq0 = rx & FT_PSN_VALID ? rx & FT_PSN_MASK : rq;
-		}
-		WRITE_ONCE(h->psn_tx, h->psn_tx + ((sq - sq0) & FT_PSN_MASK));
-		WRITE_ONCE(h->psn_rx, h->psn_rx + ((rq - rq0) & FT_PSN_MASK));
-		WRITE_ONCE(h->sq_psn, sq | FT_PSN_VALID);
-		WRITE_ONCE(h->rq_psn, rq | FT_PSN_VALID);
+		WRITE_ONCE(h->psn_tx, h->psn_tx + psn_forward(&sq0, sq));
+		WRITE_ONCE(h->psn_rx, h->psn_rx + psn_forward(&rq0, rq));
+		WRITE_ONCE(h->sq_psn, sq0 | FT_PSN_VALID);
+		WRITE_ONCE(h->rq_psn, rq0 | FT_PSN_VALID);
 	}
 	rcu_read_unlock();
 out:

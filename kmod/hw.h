@@ -20,7 +20,7 @@ enum ft_hw_source {
 	FT_SRC_TAP,		/* soft-RoCE's data path, exact */
 	FT_SRC_SET,		/* a counter set of its own */
 	FT_SRC_SET_SHARED,	/* a counter set shared with other QPs */
-	FT_SRC_PSN,		/* its PSNs' progress: new requests, no bytes */
+	FT_SRC_PSN,		/* its PSNs' progress: new request PSNs, no bytes */
 };
 
 /* Names of a device's counters, appended to, never changed: readers need no lock. */
@@ -51,7 +51,8 @@ struct ft_hw_qp {
 	struct rcu_head rcu;
 	struct ft_hw_set __rcu *set;
 	u32 sq_psn, rq_psn;		/* as last read; FT_PSN_VALID once known */
-	u64 psn_tx, psn_rx;		/* their progress: new requests */
+	u32 tx_seen, rx_seen;		/* the modify's PSNs (life.c) they count from */
+	u64 psn_tx, psn_rx;		/* their progress: new request PSNs */
 	int bind_err;			/* why fabtrace could not bind it; 0 */
 	unsigned long flags;		/* FT_HW_BIND_ASKED */
 };
