@@ -481,10 +481,25 @@ static void set_value(void *arg, const char *name, u64 value)
 	spin_unlock_irqrestore(&r->set->lock, flags);
 }
 
-/* The QPs a set lists (RES_QP: RES_QP_ENTRY nests of RES_LQPN) are in it. */
+/*
+ * Put a QP's record @h in @set (NULL: in none), the set it had let go.  A
+ * reader under RCU may still use the old one: sets are freed after a
+ * grace period (set_put()).  Context: hw->lock, RCU read side.
+ */
+static void move(struct ft_hw_qp *h, struct ft_hw_set *set)
+{
+	set_put(unrcu_pointer(xchg(&h->set, RCU_INITIALIZER(set))));
+}
+
+/*
+ * The QPs a set lists (RES_QP: RES_QP_ENTRY nests of RES_LQPN) are in it:
+ * a QP the dump lists in another set than the one it had (its operator
+ * unbound it and bound it again) moves to it.
+ */
 static u32 set_qps(struct ft_hw *hw, struct ft_hw_set *set, const struct nlattr *table)
 {
 	const struct nlattr *q, *n;
+	struct ft_hw_qp *h;
 	struct ft_qp *qp;
 	int rem, rem2;
 	u32 nqps = 0;
@@ -496,9 +511,13 @@ static u32 set_qps(struct ft_hw *hw, struct ft_hw_set *set, const struct nlattr 
 			nqps++;
 			rcu_read_lock();
 			qp = ft_qpidx_find(hw->dev->idx, nla_get_u32(n));
-			if (qp && qp_hw(qp) && !rcu_access_pointer(qp_hw(qp)->set) &&
-			    refcount_inc_not_zero(&set->ref))
-				attach(qp, set);
+			h = qp ? qp_hw(qp) : NULL;
+			if (h) {
+				h->listed = hw->dump_gen;
+				if (rcu_access_pointer(h->set) != set &&
+				    refcount_inc_not_zero(&set->ref))
+					move(h, set);
+			}
 			rcu_read_unlock();
 		}
 	}
@@ -543,11 +562,13 @@ static void set_entry(struct ft_hw *hw, const struct nlattr *e)
 		 * is new and real is listed again by the next dump.
 		 */
 		smp_rmb();	/* the miss, then the count: ft_hw_counter_gone()'s order */
-		if (atomic_read(&hw->gone_seq) != hw->dump_seq)
+		r.set = atomic_read(&hw->gone_seq) == hw->dump_seq ?
+			set_get(hw, id, port, false, true) : NULL;
+		if (!r.set) {
+			/* its QPs are not known to be in it, nor in none */
+			hw->dump_whole = false;
 			return;
-		r.set = set_get(hw, id, port, false, true);
-		if (!r.set)
-			return;
+		}
 	}
 	/* someone else's set: the port is theirs */
 	if (!r.set->ours)
@@ -584,12 +605,47 @@ static int read_sets(struct ft_hw *hw)
 	}
 	/* releases from here on make the dump's unknown sets suspect */
 	hw->dump_seq = atomic_read(&hw->gone_seq);
+	hw->dump_gen++;
+	hw->dump_whole = true;
 	err = ft_nldev_talk(skb, sets_cb, hw);
 	if (!err) {
 		hw->reads++;
 		hw->read_ns += ktime_get_ns() - t0;
 	}
 	return err;
+}
+
+/*
+ * After a dump that listed every set: a live QP it lists in none, or
+ * whose set the core released, has left its set (unbound by its
+ * operator, and the set perhaps with it).  It is in none now, and its
+ * PSNs' progress counts for it.  A destroyed QP keeps its set's final
+ * values: it is not a live entry.  But a QP being destroyed leaves its
+ * set (rdma_counter_unbind_qp()) before its driver destroys it and the
+ * restrack lets it go, when its entry is retired: only a QP still out of
+ * its set a second later was unbound.  Context: hw->lock.
+ */
+static void sets_left(struct ft_hw *hw)
+{
+	const struct ft_hw_set *set;
+	struct ft_hw_qp *h;
+	struct ft_qp *qp;
+	u32 key;
+
+	rcu_read_lock();
+	for (key = 2; (qp = ft_qp_next(hw->dev, &key, FT_KEY_PORTS - 1)); key++) {
+		h = qp_hw(qp);
+		if (!h)
+			continue;
+		set = rcu_dereference(h->set);
+		if (!set || (h->listed == hw->dump_gen && !READ_ONCE(set->gone)))
+			h->left = 0;
+		else if (!h->left)
+			h->left = jiffies ?: 1;
+		else if (time_after(jiffies, h->left + HZ))
+			move(h, NULL);
+	}
+	rcu_read_unlock();
 }
 
 /* --- binding ------------------------------------------------------------------- */
@@ -836,9 +892,12 @@ static void hw_work_fn(struct work_struct *work)
 	 * binds nothing there, nor takes away the mode they chose.  Known
 	 * before any bind: a dump that failed leaves it as it was.
 	 */
-	if (hw->sets && !read_sets(hw))
+	if (hw->sets && !read_sets(hw)) {
 		rdma_for_each_port(hw->dev->ibdev, port)
 			hw->port[port].theirs = hw->port[port].foreign;
+		if (hw->dump_whole)
+			sets_left(hw);
+	}
 	rdma_for_each_port(hw->dev->ibdev, port)
 		if (hw->port[port].mode == RDMA_COUNTER_MODE_AUTO)
 			hw->port[port].theirs = true;

@@ -54,6 +54,8 @@ struct ft_hw_qp {
 	u32 tx_seen, rx_seen;		/* the modify's PSNs (life.c) they count from */
 	u64 psn_tx, psn_rx;		/* their progress: new request PSNs */
 	int bind_err;			/* why fabtrace could not bind it; 0 */
+	u32 listed;			/* the dump that last listed it in a set (hw->lock) */
+	unsigned long left;		/* jiffies a whole dump first had it out of its set; 0 */
 	unsigned long flags;		/* FT_HW_BIND_ASKED */
 };
 
@@ -79,6 +81,8 @@ struct ft_hw {
 	struct xarray set_xa;		/* set id -> struct ft_hw_set, RCU */
 	atomic_t gone_seq;		/* sets the core released (ft_hw_counter_gone()) */
 	u32 dump_seq;			/* gone_seq as the current dump was asked for */
+	u32 dump_gen;			/* the current dump (ft_hw_qp.listed) */
+	bool dump_whole;		/* it skipped no set: a QP it lists in none is in none */
 	struct ft_hw_names set_names;
 	struct ft_hw_names port_names;
 	u64 reads, read_ns;		/* the work's reads of the sets, and their time */
