@@ -524,15 +524,15 @@ static u32 set_qps(struct ft_hw *hw, struct ft_hw_set *set, const struct nlattr 
 	return nqps;
 }
 
-/* One set of the dump: its values, and the QPs in it. */
-static void set_entry(struct ft_hw *hw, const struct nlattr *e)
+/* One set, as nldev lists it (@len bytes of attributes): its values, and the QPs in it. */
+static void set_entry(struct ft_hw *hw, const struct nlattr *head, int len)
 {
 	const struct nlattr *a, *counters = NULL, *qps = NULL;
 	struct set_read r = { hw };
 	u32 id = 0, port = 0;
 	int rem;
 
-	nla_for_each_nested(a, e, rem) {
+	nla_for_each_attr(a, head, len, rem) {
 		switch (nla_type(a)) {
 		case RDMA_NLDEV_ATTR_STAT_COUNTER_ID:
 			if (nla_len(a) >= sizeof(u32))
@@ -588,7 +588,13 @@ static int sets_cb(const struct nlmsghdr *nlh, void *arg)
 	if (t)
 		nla_for_each_nested(e, t, rem)
 			if (nla_type(e) == RDMA_NLDEV_ATTR_STAT_COUNTER_ENTRY)
-				set_entry(arg, e);
+				set_entry(arg, nla_data(e), nla_len(e));
+	return 0;
+}
+
+static int one_set_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	set_entry(arg, nlmsg_attrdata(nlh, 0), nlmsg_attrlen(nlh, 0));
 	return 0;
 }
 
@@ -649,6 +655,30 @@ static void sets_left(struct ft_hw *hw)
 }
 
 /* --- binding ------------------------------------------------------------------- */
+
+/*
+ * Set @id, read once as fabtrace binds a QP to it, while no dump has named
+ * the device's set counters yet: ft_hw_counter_gone() keeps the final
+ * values only of counters it has a name for, and a set released before
+ * the poll's first dump (a QP that lived less than a poll) would lose
+ * them all.  A driver's names never change: once is enough.  Context:
+ * hw->lock.
+ */
+static void read_set(struct ft_hw *hw, u32 port, u32 id)
+{
+	struct sk_buff *skb;
+
+	if (hw->set_names.n)
+		return;
+	/* nldev's do for one set: STAT_GET, QP resources, its id */
+	skb = req_port(RDMA_NLDEV_CMD_STAT_GET, 0, hw->dev, port);
+	if (!skb || nla_put_u32(skb, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP) ||
+	    nla_put_u32(skb, RDMA_NLDEV_ATTR_STAT_COUNTER_ID, id)) {
+		kfree_skb(skb);
+		return;
+	}
+	ft_nldev_talk(skb, one_set_cb, hw);
+}
 
 /*
  * A set of fabtrace's on @port for the QPs of @qp's process, to share
@@ -728,6 +758,7 @@ static void bind_one(struct ft_hw *hw, struct bind_req *r)
 			else
 				set_put(set);
 			rcu_read_unlock();
+			read_set(hw, r->port, id);
 		}
 	}
 out:
