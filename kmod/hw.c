@@ -432,15 +432,33 @@ struct port_read {
 	struct ft_hw_port *p;
 };
 
+/*
+ * nldev's value of a port counter is the sum of the port's own, each
+ * running set's and the released sets' (history).  On mlx5 the first two
+ * are 32 bits wide: when one wraps, the sum drops by 2^32.  A drop of no
+ * more than that is such a wrap, and what the counter rose by is the
+ * drop's distance modulo 2^32: exact while at most one of them wraps
+ * between two reads.  A counter that went back further started again
+ * (the driver reset it): it is counted from there.
+ */
 static void port_value(void *arg, const char *name, u64 value)
 {
 	struct port_read *r = arg;
+	struct ft_hw_port *p = r->p;
 	int i = name_index(&r->hw->port_names, name);
+	u64 last, v;
 
-	if (i >= 0) {
-		WRITE_ONCE(r->p->value[i], value);
-		r->p->nvalues = max_t(u32, r->p->nvalues, i + 1);
-	}
+	if (i < 0)
+		return;
+	last = p->last[i];
+	v = p->value[i];
+	if (value >= last)
+		v += value - last;
+	else if (last - value <= 1ULL << 32)
+		v += (u32)(value - last);
+	p->last[i] = value;
+	WRITE_ONCE(p->value[i], v);
+	p->nvalues = max_t(u32, p->nvalues, i + 1);
 }
 
 static int port_cb(const struct nlmsghdr *nlh, void *arg)

@@ -63,7 +63,8 @@ struct ft_hw_port {
 	u32 mode, mask;			/* the port's counter mode, as last read */
 	bool theirs;			/* someone else's sets or auto mode: not ours to bind */
 	bool foreign;			/* the dump being read lists a set not fabtrace's */
-	u64 value[FT_HW_MAX];		/* the port's counters (history included) */
+	u64 value[FT_HW_MAX];		/* the port's counters (history included), rising */
+	u64 last[FT_HW_MAX];		/* as nldev gave them last (the work) */
 	u32 nvalues;
 };
 
