@@ -11,7 +11,7 @@
 #include <linux/xarray.h>
 
 /* Counters of a set, or of a port, that fabtrace keeps, and their names. */
-#define FT_HW_MAX	64
+#define FT_HW_MAX	128		/* bnxt_re has 92 port counters */
 #define FT_HW_NAME	32
 
 /* Where a QP's numbers come from (the UAPI's enum fabtrace-source). */

@@ -121,7 +121,8 @@ int fabtrace_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	/* a hardware NIC's port counters may not fit a page */
+	msg = genlmsg_new(NLMSG_GOODSIZE + (dev->hw ? ft_nl_dev_hw_size(dev) : 0), GFP_KERNEL);
 	if (!msg) {
 		err = -ENOMEM;
 		goto err_put_dev;

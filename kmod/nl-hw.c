@@ -172,6 +172,24 @@ err_cancel:
 }
 
 /**
+ * ft_nl_dev_hw_size() - the most ft_nl_put_dev_hw() may put for @dev
+ * @dev: the device (not tapped)
+ *
+ * Return: bytes, for a reply's size.
+ */
+size_t ft_nl_dev_hw_size(const struct ft_dev *dev)
+{
+	/* a counter: its nest, its name (NUL included) and its value */
+	size_t counter = nla_total_size(0) + nla_total_size(FT_HW_NAME) +
+			 nla_total_size_64bit(sizeof(u64));
+	size_t port = nla_total_size(0) + 2 * nla_total_size(sizeof(u32)) +
+		      nla_total_size(sizeof(u8)) + FT_HW_MAX * counter;
+
+	return nla_total_size(0) + 2 * nla_total_size(sizeof(u8)) +
+	       2 * nla_total_size_64bit(sizeof(u64)) + dev->hw->nports * port;
+}
+
+/**
  * ft_nl_put_dev_hw() - what fabtrace reads from a hardware NIC
  * @skb: the reply
  * @dev: the device (not tapped)

@@ -35,6 +35,7 @@ struct ft_qp;
 int ft_nl_put_qp_hw(struct sk_buff *skb, const struct ft_dev *dev,
 		    const struct ft_qp *qp);
 int ft_nl_put_dev_hw(struct sk_buff *skb, const struct ft_dev *dev);
+size_t ft_nl_dev_hw_size(const struct ft_dev *dev);
 
 struct ft_port_policy;
 struct ft_dcb_hw;

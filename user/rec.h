@@ -72,7 +72,7 @@ struct ft_qp_hw {
 #define FT_HW_HAVE_BIND_ERROR	(1u << 4)
 
 /* A hardware port's counters and counter-set mode (dev-hw-port). */
-#define FT_HW_PORT_COUNTERS	64	/* the module keeps as many */
+#define FT_HW_PORT_COUNTERS	128	/* the module keeps as many */
 #define FT_HW_PORTS		8
 
 struct ft_dev_hw_port {
