@@ -123,7 +123,8 @@ static struct ft_hw_set *set_get(struct ft_hw *hw, u32 id, u32 port, bool ours, 
 /* Account a set's new 32-bit value of counter @i.  Context: set->lock. */
 static void set_add(struct ft_hw_set *set, int i, u32 raw)
 {
-	set->total[i] += (u32)(raw - set->raw[i]);
+	/* read without the lock (nl-hw.c) */
+	WRITE_ONCE(set->total[i], set->total[i] + (u32)(raw - set->raw[i]));
 	set->raw[i] = raw;
 }
 
@@ -178,7 +179,7 @@ void ft_hw_counter_gone(struct ft_dev *dev, const struct rdma_counter *counter)
 /* @qp's hardware record; NULL on a tapped device.  Context: RCU read side. */
 static struct ft_hw_qp *qp_hw(const struct ft_qp *qp)
 {
-	return rcu_dereference_check(qp->hw, true);
+	return rcu_dereference(qp->hw);
 }
 
 /**
@@ -226,7 +227,7 @@ static void want_bind(const struct ft_dev *dev, struct ft_hw_qp *h, const struct
 	r->qpn = qp->qpn;
 	r->port = port;
 	llist_add(&r->node, &hw->pending);
-	queue_work(system_wq, &hw->bind_work);
+	queue_work(system_unbound_wq, &hw->bind_work);
 }
 
 /* The port a QP will be bound on: its own, or the device's only one. */
@@ -285,7 +286,7 @@ static void hw_qp_added(const struct ft_dev *dev, struct ft_qp *qp)
 /* A QP that had no port when it was made has one now. */
 static void hw_qp_moved(const struct ft_dev *dev, struct ft_qp *qp, u32 old_port)
 {
-	struct ft_hw_qp *h = rcu_dereference_protected(qp->hw, true);
+	struct ft_hw_qp *h = rcu_dereference_protected(qp->hw, lockdep_is_held(&dev->lock));
 
 	/* its shared bind waited for the port (wait_port()) */
 	if (h && rdma_is_port_valid(dev->ibdev, READ_ONCE(qp->port)) &&
@@ -304,6 +305,7 @@ static void hw_qp_moved(const struct ft_dev *dev, struct ft_qp *qp, u32 old_port
 
 static void hw_qp_freed(struct ft_qp *qp)
 {
+	/* the entry's grace period is over: no reader, no writer is left */
 	struct ft_hw_qp *h = rcu_dereference_protected(qp->hw, true);
 
 	if (!h)
@@ -389,9 +391,9 @@ static int mode_cb(const struct nlmsghdr *nlh, void *arg)
 
 	a = nlmsg_find_attr(nlh, 0, RDMA_NLDEV_ATTR_STAT_MODE);
 	if (a && nla_len(a) >= sizeof(u32))
-		p->mode = nla_get_u32(a);
+		WRITE_ONCE(p->mode, nla_get_u32(a));
 	a = nlmsg_find_attr(nlh, 0, RDMA_NLDEV_ATTR_STAT_AUTO_MODE_MASK);
-	p->mask = a && nla_len(a) >= sizeof(u32) ? nla_get_u32(a) : 0;
+	WRITE_ONCE(p->mask, a && nla_len(a) >= sizeof(u32) ? nla_get_u32(a) : 0);
 	return 0;
 }
 
@@ -458,7 +460,7 @@ static void port_value(void *arg, const char *name, u64 value)
 		v += (u32)(value - last);
 	p->last[i] = value;
 	WRITE_ONCE(p->value[i], v);
-	p->nvalues = max_t(u32, p->nvalues, i + 1);
+	WRITE_ONCE(p->nvalues, max_t(u32, p->nvalues, i + 1));
 }
 
 static int port_cb(const struct nlmsghdr *nlh, void *arg)
@@ -633,8 +635,8 @@ static int read_sets(struct ft_hw *hw)
 	hw->dump_whole = true;
 	err = ft_nldev_talk(skb, sets_cb, hw);
 	if (!err) {
-		hw->reads++;
-		hw->read_ns += ktime_get_ns() - t0;
+		WRITE_ONCE(hw->reads, hw->reads + 1);
+		WRITE_ONCE(hw->read_ns, hw->read_ns + ktime_get_ns() - t0);
 	}
 	return err;
 }
@@ -924,6 +926,7 @@ static void hw_bind_fn(struct work_struct *work)
 static void hw_work_fn(struct work_struct *work)
 {
 	struct ft_hw *hw = container_of(to_delayed_work(work), struct ft_hw, work);
+	bool read;
 	u32 port;
 
 	mutex_lock(&hw->lock);
@@ -941,21 +944,23 @@ static void hw_work_fn(struct work_struct *work)
 	 * binds nothing there, nor takes away the mode they chose.  Known
 	 * before any bind: a dump that failed leaves it as it was.
 	 */
-	if (hw->sets && !read_sets(hw)) {
-		rdma_for_each_port(hw->dev->ibdev, port)
-			hw->port[port].theirs = hw->port[port].foreign;
-		if (hw->dump_whole)
-			sets_left(hw);
+	read = hw->sets && !read_sets(hw);
+	if (read && hw->dump_whole)
+		sets_left(hw);
+	rdma_for_each_port(hw->dev->ibdev, port) {
+		struct ft_hw_port *p = &hw->port[port];
+		bool theirs = p->mode == RDMA_COUNTER_MODE_AUTO ||
+			      (read ? p->foreign : p->theirs);
+
+		/* read without the lock (nl-hw.c): one write, no false between */
+		WRITE_ONCE(p->theirs, theirs);
 	}
-	rdma_for_each_port(hw->dev->ibdev, port)
-		if (hw->port[port].mode == RDMA_COUNTER_MODE_AUTO)
-			hw->port[port].theirs = true;
 	hw->polled = true;
 	read_psns(hw);
 	mutex_unlock(&hw->lock);
 	if (!llist_empty(&hw->pending))
-		queue_work(system_wq, &hw->bind_work);
-	queue_delayed_work(system_wq, &hw->work, poll_jiffies());
+		queue_work(system_unbound_wq, &hw->bind_work);
+	queue_delayed_work(system_unbound_wq, &hw->work, poll_jiffies());
 }
 
 /* --- the part ------------------------------------------------------------------------ */
@@ -990,7 +995,7 @@ static int hw_dev_add(struct ft_dev *dev)
 static void hw_dev_attach(struct ft_dev *dev)
 {
 	if (dev->hw)
-		queue_delayed_work(system_wq, &dev->hw->work, 0);
+		queue_delayed_work(system_unbound_wq, &dev->hw->work, 0);
 }
 
 /*

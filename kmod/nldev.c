@@ -18,11 +18,16 @@
  * and so does fabtrace, from a kernel netlink socket of its own.  A
  * request is handled in the sender's context, synchronously: its replies
  * are queued on this socket before kernel_sendmsg() returns (a dump's
- * further parts as they are read).  nldev checks CAP_NET_ADMIN for a set
- * against the sender, which is a kernel worker here, and takes a request
- * from a kernel socket only with its destination given (NETLINK_SKB_DST):
- * without one it would read the socket's file, which a kernel socket has
- * not.  One request at a time: replies are matched by order.
+ * further parts as they are read).  A request from a kernel socket is
+ * taken only with its destination given (NETLINK_SKB_DST): without one
+ * nldev would read the socket's file, which a kernel socket has not.
+ * With it, nldev's admin check (RDMA_NL_ADMIN_PERM: CAP_NET_ADMIN, for a
+ * bind or an unbind) is made against the sender's own capabilities, and
+ * the sender is a kernel worker, which has them all (or, for the unbinds
+ * as a device goes, whoever removes it or unloads fabtrace): every request
+ * passes it, whoever's QP it is for, and an LSM's audit names the
+ * kworker.  That is why binding is opt-in (hw.c, hw_bind).  One request
+ * at a time: replies are matched by their sequence number.
  */
 static struct socket *nl_sock;
 static DEFINE_MUTEX(nl_lock);
