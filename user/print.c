@@ -417,7 +417,7 @@ static void print_hw_port(struct out *o, const struct ft_dev_rec *r,
 	if (r->hw.sets && h->have_mode) {
 		out_str(o, PRINT_ANY, "counter_mode", " counter_mode %s",
 			kw_text(ft_kw_counter_mode, h->mode, buf, sizeof(buf)));
-		/* auto mode is an operator's: fabtrace reads its sets, binds nothing */
+		/* an operator's auto mode or sets: fabtrace reads them, binds nothing */
 		out_bool(o, PRINT_JSON, "counter_mode_operator", NULL, h->theirs);
 		if (h->theirs)
 			out_text(o, " (operator's)");

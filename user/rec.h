@@ -77,7 +77,7 @@ struct ft_qp_hw {
 
 struct ft_dev_hw_port {
 	uint32_t port, mode;
-	bool theirs;		/* the operator's auto mode, not fabtrace's */
+	bool theirs;		/* the operator's auto mode or sets, not fabtrace's */
 	bool have_mode, truncated;
 	unsigned int ncounters;
 	struct ft_hw_counter c[FT_HW_PORT_COUNTERS];
