@@ -54,12 +54,13 @@ static struct {
 	long long psn;			/* -1 = random per QP */
 	bool hold, srq, summary, iters_given;
 	long destroy_after_ms;		/* -1 = not asked */
+	long reconnect_ms;		/* -1 = not asked */
 	double timeout_s;
 } c = {
 	.dev = "rxe0", .ib_port = 1, .gid_index = 1, .tcp_port = DEFAULT_PORT,
 	.role = R_CLIENT, .nqps = 1, .iters = 100, .size = 4096, .depth = 16,
 	.rx_depth = 512, .op = OP_WRITE, .tclass = 0, .mtu = 0, .psn = -1,
-	.destroy_after_ms = -1, .timeout_s = 60, .ack_timeout = 14,
+	.destroy_after_ms = -1, .reconnect_ms = -1, .timeout_s = 60, .ack_timeout = 14,
 };
 
 struct cqinfo {
@@ -131,6 +132,10 @@ static void usage(void)
 "      --mtu N             256..4096 (default: the port's active MTU)\n"
 "      --psn P             start PSN of every QP (default: random per QP)\n"
 "      --qp-state init|reset  with --no-connect (default init)\n"
+"      --reconnect MS      RC writes, both sides: MS milliseconds after the run,\n"
+"                          every QP goes back through RESET, INIT, RTR and RTS\n"
+"                          with its PSNs moved by 2^22 (its peer's too), and the\n"
+"                          writes run again (--iters more; the JSON counts both)\n"
 "      --hold              after the run, print the JSON, keep everything until\n"
 "                          SIGTERM/SIGINT, EOF on a pipe/tty stdin, or the deadline\n"
 "      --destroy-after MS  like --hold, ending MS milliseconds after the JSON\n"
@@ -151,7 +156,8 @@ static void parse(int argc, char **argv)
 {
 	enum { O_SERVER = 256, O_PEER, O_LOOPBACK, O_NOCONN, O_BIND, O_ITERS, O_SIZE,
 	       O_OP, O_TYPE, O_DEPTH, O_RXDEPTH, O_SRQ, O_TCLASS, O_MTU, O_PSN,
-	       O_STATE, O_HOLD, O_DESTROY, O_SUMMARY, O_TIMEOUT, O_COMM, O_ACKTO };
+	       O_STATE, O_HOLD, O_DESTROY, O_SUMMARY, O_TIMEOUT, O_COMM, O_ACKTO,
+	       O_RECONNECT };
 	static const struct option opts[] = {
 		{ "server", no_argument, NULL, O_SERVER },
 		{ "peer", required_argument, NULL, O_PEER },
@@ -174,6 +180,7 @@ static void parse(int argc, char **argv)
 		{ "mtu", required_argument, NULL, O_MTU },
 		{ "psn", required_argument, NULL, O_PSN },
 		{ "qp-state", required_argument, NULL, O_STATE },
+		{ "reconnect", required_argument, NULL, O_RECONNECT },
 		{ "hold", no_argument, NULL, O_HOLD },
 		{ "destroy-after", required_argument, NULL, O_DESTROY },
 		{ "summary", no_argument, NULL, O_SUMMARY },
@@ -219,6 +226,9 @@ static void parse(int argc, char **argv)
 			c.leave_reset = ft_parse_choice("--qp-state", optarg, state_names);
 			state_given = true;
 			break;
+		case O_RECONNECT:
+			c.reconnect_ms = ft_parse_int("--reconnect", optarg, 0, 600000);
+			break;
 		case O_HOLD: c.hold = true; break;
 		case O_DESTROY:
 			c.destroy_after_ms = ft_parse_int("--destroy-after", optarg, 0, 86400000);
@@ -256,6 +266,11 @@ static void parse(int argc, char **argv)
 		ft_usage_error("UC QPs cannot read: use --op write or send");
 	if (c.hold && c.destroy_after_ms >= 0)
 		ft_usage_error("--hold and --destroy-after exclude each other");
+	if (c.reconnect_ms >= 0 && c.role != R_SERVER && c.role != R_CLIENT)
+		ft_usage_error("--reconnect needs a peer: --server or --peer");
+	if (c.reconnect_ms >= 0 &&
+	    (qp_types[c.type_idx] != IBV_QPT_RC || c.op != OP_WRITE || c.srq))
+		ft_usage_error("--reconnect is for RC writes (no --srq)");
 }
 
 static enum ibv_mtu mtu_enum(int bytes)
@@ -1105,6 +1120,63 @@ static void print_json(void)
 	fj_end(&j);
 }
 
+/* One run of the traffic, and each side's "done" to the other. */
+static int run(void)
+{
+	int rc = traffic();
+
+	if (!rc && s.tcp >= 0 && c.role == R_CLIENT && ft_sync(s.tcp, 'D'))
+		rc = ft_should_stop() ? ft_should_stop() : FT_EXIT_FAIL;
+	if (!rc && s.tcp >= 0 && c.role == R_SERVER && ft_send_all(s.tcp, "D", 1))
+		rc = FT_EXIT_FAIL;
+	return rc;
+}
+
+/*
+ * --reconnect: every QP back through RESET to new PSNs, as a ULP that
+ * reuses its QPs does, after a pause in RTS where a reader (fabtrace's
+ * poll) sees the old ones.  Both sides move theirs and their peer's by
+ * the same amount: nothing to exchange.  Writes leave no receive to post
+ * again; the second run writes --iters more.
+ */
+#define PSN_MOVE 0x400000
+static int reconnect(void)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+	struct ft_qp_opts o = { .qkey = QKEY };
+	long i;
+	int ret;
+
+	ft_sleep_us(c.reconnect_ms * 1000);
+	if ((ret = ft_should_stop()))
+		return ret;
+	for (i = 0; i < s.nq; i++) {
+		struct qpent *q = &s.q[i];
+
+		ret = ibv_modify_qp(q->qp, &a, IBV_QP_STATE);
+		if (ret) {
+			set_error("QP %#x -> RESET: %s", q->qpn, strerror(ret));
+			return FT_EXIT_FAIL;
+		}
+		if (ft_qp_to_init(q->qp, &s.dev, &o)) {
+			set_error("QP %#x: RESET -> INIT failed", q->qpn);
+			return FT_EXIT_FAIL;
+		}
+		q->sq_psn = (q->sq_psn + PSN_MOVE) & 0xffffff;
+		q->rq_psn = (q->rq_psn + PSN_MOVE) & 0xffffff;
+	}
+	c.iters *= 2;
+	s.init_target *= 2;
+	if (connect_qps())
+		return FT_EXIT_FAIL;
+	/* the peer writes once this side is in RTR */
+	if (ft_sync(s.tcp, 'R')) {
+		set_error("lost the peer");
+		return FT_EXIT_FAIL;
+	}
+	return 0;
+}
+
 /* --hold / --destroy-after: keep the QPs until told to let go. */
 static void hold(void)
 {
@@ -1167,11 +1239,12 @@ int main(int argc, char **argv)
 		return ret ? ret : FT_EXIT_FAIL;
 	}
 	if (c.role != R_NOCONNECT) {
-		rc = traffic();
-		if (!rc && s.tcp >= 0 && c.role == R_CLIENT && ft_sync(s.tcp, 'D'))
-			rc = ft_should_stop() ? ft_should_stop() : FT_EXIT_FAIL;
-		if (!rc && s.tcp >= 0 && c.role == R_SERVER && ft_send_all(s.tcp, "D", 1))
-			rc = FT_EXIT_FAIL;
+		rc = run();
+		if (!rc && c.reconnect_ms >= 0) {
+			rc = reconnect();
+			if (!rc)
+				rc = run();
+		}
 		if (rc && !s.error[0])
 			set_error("lost the peer");
 	}
