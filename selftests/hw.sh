@@ -15,6 +15,10 @@
 #   off       fabtrace loaded as is (hw_bind off): a QP is bound to no set
 #             (rdma statistic qp show lists none while it lives), its PSNs'
 #             progress counts B's writes; then hw_bind=1 for what follows
+#   reset     a QP in no set goes back through RESET, INIT, RTR and RTS with
+#             PSNs 2^22 further (ft_qps --reconnect), after fabtrace read
+#             its old ones: its PSN progress is B's writes of both runs,
+#             with no jump of about 2^22 at the new PSNs
 #   write     ib_write_bw B -> A: A's QP has source set (fabtrace bound
 #             it), set id and rx_write_requests as rdma statistic qp show
 #             reads the same set, and equal to B's tapped tx write packets
@@ -37,6 +41,9 @@
 #   manual    a QP bound by hand (rdma statistic qp bind) while hw_bind was
 #             off: with it on again, fabtrace binds no new QP on that port
 #             (EBUSY, psn), the operator's set is the port's only one
+#   wrap      ft_hca reloaded with its counters starting 296 below 2^32: the
+#             port's rx_write_requests, which rdma statistic show sees wrap
+#             (go down), goes on rising in fabtrace: rdma's + 2^32
 set -euo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/lib.sh"
@@ -192,7 +199,7 @@ aqpn() { jq ".qps[$2].qpn" "$O/$1.json"; }
 
 # ---- setup -------------------------------------------------------------------
 
-ktap_plan 63
+ktap_plan 70
 
 ktap_assert "setup: A: ft_hca in rdma_rxe's place, rxe0 made, fabtrace loaded" hca_load
 ktap_assert "setup: B: rdma_rxe's rxe0, fabtrace loaded" b_load
@@ -243,6 +250,28 @@ ktap_result "off: QP $nq: source psn, no set id, no bind error" \
 cong_eq "off: its new requests received (psn_rx) == B's tapped tx writes to it" \
 	"$(qp "$O/n.a.json" "$nq" .hw.psn_rx)" "$(bw "$O/n.b.json" n 0)"
 stop "$n"
+
+# ---- reset: new PSNs are no traffic --------------------------------------------------------
+
+# 30 writes, a second in RTS (five of fabtrace's reads of the PSNs), both
+# sides' QPs through RESET to PSNs 2^22 further, 30 writes more
+re_pair() {
+	srv re 18666 -n 1 "${QPS[@]}" --reconnect 1000
+	cli re 18666 -n 1 "${QPS[@]}" --reconnect 1000 && wait_for 60 done_json re
+}
+ktap_result "reset: one QP, 30 x 8 KiB written from B, RESET -> INIT -> RTR -> RTS to new PSNs, 30 more" re_pair
+re=$SRV
+sleep 1
+fabtrace -j qp show dev rxe0 >"$O/re.a.json"
+peer fabtrace -j qp show dev rxe0 >"$O/re.b.json"
+rq=$(aqpn re 0)
+log "A: $(jq -c "map(select(.qpn == $rq) | {qpn, source, hw: (.hw | del(.counters))})" "$O/re.a.json")"
+log "ft_qps on A, after: $(jq -c '.qps[0] | {qpn, sq_psn, rq_psn, done}' "$O/re.json")"
+cong_eq "reset: QP $rq's psn_rx == B's tapped tx writes to it, both runs (no jump at the new PSNs)" \
+	"$(qp "$O/re.a.json" "$rq" .hw.psn_rx)" "$(bw "$O/re.b.json" re 0)"
+cong_eq "reset: its psn_tx == 0 (A wrote nothing; its send PSN moved by 2^22)" \
+	"$(qp "$O/re.a.json" "$rq" .hw.psn_tx)" 0
+stop "$re"
 ktap_result "off: hw_bind=1 written (binding on for what follows)" hw_bind 1
 
 # ---- write -----------------------------------------------------------------------
@@ -467,4 +496,41 @@ ktap_result "manual: dev show says manual, the operator's" \
 stop "$m1"
 stop "$m2"
 wait_for 10 nosets || log "a set outlived its QP"
+
+# ---- wrap: a port counter's 32-bit wrap --------------------------------------------------
+
+FT_ARGS=()
+ktap_assert "wrap: ft_hca reloaded with counter_start=4294967000 (wraps after 296), fabtrace after it" \
+	hca_load counter_start=4294967000
+# fabtrace's port value, and rdma statistic show's, of rx_write_requests
+fpv() { jq -r '.[0].ports[0].counters | from_entries | .rx_write_requests' "$O/$1.json"; }
+rpv() { jq -r '.[0].rx_write_requests' "$O/$1.port.json"; }
+wsnap() {
+	fabtrace -j dev show rxe0 >"$O/$1.json"
+	rdma -j statistic show link rxe0/1 >"$O/$1.port.json"
+}
+sleep 1
+wsnap wr0
+# 60 x 8 KiB at MTU 1024: 480 write packets, in no set (hw_bind off)
+wr_pair() {
+	srv wr 18667 -n 1 --iters 60 --size 8192 --op write --ack-timeout 20 --mtu 1024
+	cli wr 18667 -n 1 --iters 60 --size 8192 --op write --ack-timeout 20 --mtu 1024 &&
+		wait_for 60 done_json wr
+}
+ktap_result "wrap: one QP in no set, 60 x 8 KiB written to it from B (480 packets)" wr_pair
+wr=$SRV
+sleep 1
+wsnap wr1
+log "rx_write_requests before: fabtrace $(fpv wr0), rdma $(rpv wr0); after: fabtrace $(fpv wr1), rdma $(rpv wr1)"
+wrapped() { [ "$(rpv wr1)" -lt "$(rpv wr0)" ]; }
+ktap_result "wrap: rdma statistic show's rx_write_requests wrapped (went down)" wrapped
+plus32() {
+	local v
+
+	v=$(rpv wr1)
+	if [[ $v =~ ^[0-9]+$ ]]; then echo $((v + 4294967296)); else echo none; fi
+}
+cong_eq "wrap: fabtrace's port rx_write_requests == rdma statistic show's + 2^32 (kept rising)" \
+	"$(fpv wr1)" "$(plus32)"
+stop "$wr"
 ktap_finished
