@@ -68,6 +68,20 @@ struct ft_cong {
 #define FT_QP_UAPI_FLAGS	0x07	/* those of the UAPI that are stored */
 
 /*
+ * A QP's psn_seq: the modifies that may give it new PSNs and are running
+ * (the low byte), and an epoch of its send PSN and of its receive PSN,
+ * each moved on when one such modify succeeded.  The PSNs of a hardware
+ * NIC's QP are read from the NIC (hw.c): a read with a modify in flight,
+ * or past one, is not the PSNs it counts from.
+ */
+#define FT_PSN_SEQ_RUN	1u		/* one running (atomic_inc) */
+#define FT_PSN_SEQ_BUSY	0xffu
+#define FT_PSN_SEQ_SQ	(1u << 8)
+#define FT_PSN_SEQ_RQ	(1u << 20)
+#define FT_PSN_SEQ_SQS	0x000fff00u
+#define FT_PSN_SEQ_RQS	0xfff00000u
+
+/*
  * One QP.  Its transmit and receive counters are written by different
  * CPUs (rxe's send task and the receive softirq), so they sit far apart;
  * atomics keep them exact when, rarely, two CPUs send on one QP at once.
@@ -98,6 +112,7 @@ struct ft_qp {
 	u8 sl;			/* 0-3: the SL; 4-6: pfc.c's (dev->lock) */
 	u16 ev_suppressed;	/* events withheld since the last sent */
 	u32 ev_last;		/* jiffies of the last event sent */
+	atomic_t psn_seq;	/* modifies of its PSNs: FT_PSN_SEQ_* (life.c, hw.c) */
 	u64 pfc_base;		/* ns; see pfc.c */
 	u64 cnp_sent;		/* ktime_get_ns() of the last CNP sent; cnp.c */
 	const struct ib_qp *ibqp;	/* identity only, never dereferenced */

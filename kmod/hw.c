@@ -437,11 +437,14 @@ struct port_read {
 /*
  * nldev's value of a port counter is the sum of the port's own, each
  * running set's and the released sets' (history).  On mlx5 the first two
- * are 32 bits wide: when one wraps, the sum drops by 2^32.  A drop of no
- * more than that is such a wrap, and what the counter rose by is the
- * drop's distance modulo 2^32: exact while at most one of them wraps
- * between two reads.  A counter that went back further started again
- * (the driver reset it): it is counted from there.
+ * are 32 bits wide: when one wraps, the sum drops by nearly 2^32.  A drop
+ * of more than 2^31 and no more than 2^32 is such a wrap, and what the
+ * counter rose by is the drop's distance modulo 2^32: exact while at most
+ * one of them wraps between two reads.  A smaller drop is the core
+ * releasing a set: its values leave the sum before they join the history
+ * (hw.sh saw 1,600 go and come back); that read is not counted.  A counter
+ * that went back further than 2^32 started again (the driver reset it): it
+ * is counted from there.
  */
 static void port_value(void *arg, const char *name, u64 value)
 {
@@ -456,6 +459,8 @@ static void port_value(void *arg, const char *name, u64 value)
 	v = p->value[i];
 	if (value >= last)
 		v += value - last;
+	else if (last - value <= 1ULL << 31)
+		return;
 	else if (last - value <= 1ULL << 32)
 		v += (u32)(value - last);
 	p->last[i] = value;
@@ -508,6 +513,8 @@ static void set_value(void *arg, const char *name, u64 value)
  */
 static void move(struct ft_hw_qp *h, struct ft_hw_set *set)
 {
+	/* its PSNs moved on while it was in the set: their base is stale */
+	h->rebase = true;
 	set_put(unrcu_pointer(xchg(&h->set, RCU_INITIALIZER(set))));
 }
 
@@ -599,16 +606,33 @@ static void set_entry(struct ft_hw *hw, const struct nlattr *head, int len)
 	set_put(r.set);
 }
 
+/*
+ * A part of the set dump.  nldev sends a part with no set in it when the
+ * next set does not fit in the part: its entry lists each of its QPs.
+ * Netlink makes a part 32 KiB when it can, and a page when that
+ * allocation fails (a fragmented host): a set too large for a page may
+ * come in the next part.  One too large for 32 KiB (some 2,500 QPs)
+ * never does, and nldev sends empty parts for ever.
+ */
 static int sets_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	const struct nlattr *t = nlmsg_find_attr(nlh, 0, RDMA_NLDEV_ATTR_STAT_COUNTER);
+	struct ft_hw *hw = arg;
 	const struct nlattr *e;
+	unsigned int n = 0;
 	int rem;
 
 	if (t)
 		nla_for_each_nested(e, t, rem)
-			if (nla_type(e) == RDMA_NLDEV_ATTR_STAT_COUNTER_ENTRY)
-				set_entry(arg, nla_data(e), nla_len(e));
+			if (nla_type(e) == RDMA_NLDEV_ATTR_STAT_COUNTER_ENTRY) {
+				set_entry(hw, nla_data(e), nla_len(e));
+				n++;
+			}
+	hw->dump_sets += n;
+	if (n)
+		hw->dump_empty = 0;
+	else if (++hw->dump_empty >= 4)
+		return -EFBIG;
 	return 0;
 }
 
@@ -633,7 +657,12 @@ static int read_sets(struct ft_hw *hw)
 	hw->dump_seq = atomic_read(&hw->gone_seq);
 	hw->dump_gen++;
 	hw->dump_whole = true;
+	hw->dump_sets = 0;
+	hw->dump_empty = 0;
 	err = ft_nldev_talk(skb, sets_cb, hw);
+	/* the sets after one too large to list are not read: said in dev show */
+	WRITE_ONCE(hw->read_err, err);
+	hw->nsets = err ? max(hw->nsets, hw->dump_sets) : hw->dump_sets;
 	if (!err) {
 		WRITE_ONCE(hw->reads, hw->reads + 1);
 		WRITE_ONCE(hw->read_ns, hw->read_ns + ktime_get_ns() - t0);
@@ -701,21 +730,44 @@ static void read_set(struct ft_hw *hw, u32 port, u32 id)
 }
 
 /*
+ * The QPs a set fabtrace shares may have.  nldev lists a set, its
+ * counters and each of its QPs, as one entry of a dump, which must fit in
+ * one part; rdma(8) reads a part a page at a time (as does netlink when a
+ * larger one cannot be had), and a set that does not fit makes its
+ * `rdma statistic qp show` loop for ever.  A counter takes 56 bytes at
+ * most (a nest, its name, its 64-bit value), a QP 12.
+ */
+static u32 share_max(const struct ft_hw *hw)
+{
+	/* before a dump named them, as many as mlx5's at most */
+	long n = READ_ONCE(hw->set_names.n) ?: 40;
+	long room = (long)NLMSG_GOODSIZE - 512 - 56 * n;
+
+	return clamp_t(long, room / 12, 1, FT_HW_SHARE);
+}
+
+/*
  * A set of fabtrace's on @port for the QPs of @qp's process, to share
- * once the NIC has no set left; 0 if none.
+ * once the NIC has no set left, with room for one more; 0 if none.
  */
 static u32 shared_set(struct ft_hw *hw, const struct ft_qp *qp, u32 port)
 {
+	u32 key, id = 0, share = share_max(hw);
 	struct ft_qp *other;
 	struct ft_hw_set *set;
-	u32 key, id = 0;
 
 	rcu_read_lock();
 	for (key = 0; !id && (other = ft_qp_next(hw->dev, &key, FT_KEY_PORTS - 1)); key++) {
 		if (other == qp || !qp_hw(other) || other->owner != qp->owner)
 			continue;
 		set = rcu_dereference(qp_hw(other)->set);
-		if (set && set->ours && set->port == port && !READ_ONCE(set->gone))
+		/*
+		 * Its references: the table's and each QP's (a reader takes
+		 * one only under hw->lock, held here); a destroyed QP's until
+		 * its entry is retired.
+		 */
+		if (set && set->ours && set->port == port && !READ_ONCE(set->gone) &&
+		    refcount_read(&set->ref) <= share)
 			id = set->id;
 	}
 	rcu_read_unlock();
@@ -816,20 +868,24 @@ static u64 psn_forward(u32 *base, u32 psn)
 }
 
 /*
- * The PSN @psn counts from: @seen, what the QP's last modify set (life.c
- * keeps it), when that is new, else @base, as last read.  @next_of turns
- * a kept PSN into the next one expected.  Context: RCU read side.
+ * The PSN @psn counts from: @base, as last read, while the QP had no
+ * modify of its PSNs since (@same); else @now, what the last modify set
+ * (life.c keeps it), where fabtrace saw it.  @next_of turns a kept PSN
+ * into the next one expected.  Context: RCU read side.
  */
-static u32 psn_base(u32 base, u32 *seen, u32 now, u32 psn, u32 next_of)
+static u32 psn_base(u32 base, bool same, u32 now, u32 psn, u32 next_of)
 {
-	if ((base & FT_PSN_VALID) && now == *seen)
+	if ((base & FT_PSN_VALID) && same)
 		return base & FT_PSN_MASK;
-	*seen = now;
 	return now & FT_PSN_VALID ? (now + next_of) & FT_PSN_MASK : psn;
 }
 
-/* Context: the work. */
-static void psn_one(struct ft_hw *hw, const void *ibqp, u32 qpn)
+/*
+ * Context: the work.  @seq: the QP's psn_seq before the NIC was asked (no
+ * modify of its PSNs running); the read counts only if it is the same
+ * after, the modify's PSNs read in between.
+ */
+static void psn_one(struct ft_hw *hw, const void *ibqp, u32 qpn, u32 seq)
 {
 	struct rdma_restrack_entry *res;
 	struct ib_qp_init_attr init;
@@ -856,47 +912,90 @@ static void psn_one(struct ft_hw *hw, const void *ibqp, u32 qpn)
 		 * The first read, and the first after a modify gave it new
 		 * PSNs, count from those PSNs (the last request sent, the
 		 * next one expected), when fabtrace saw them: a QP that moved
-		 * all its traffic between two reads has it counted.
+		 * all its traffic between two reads has it counted.  A QP
+		 * back from a set counts from this read.
 		 */
-		u32 sq0 = psn_base(h->sq_psn, &h->tx_seen, READ_ONCE(qp->tx_req_psn), sq, 1);
-		u32 rq0 = psn_base(h->rq_psn, &h->rx_seen, READ_ONCE(qp->rx_req_psn), rq, 0);
+		u32 tx = READ_ONCE(qp->tx_req_psn), rx = READ_ONCE(qp->rx_req_psn);
+		u32 sq0 = sq, rq0 = rq;
 
-		WRITE_ONCE(h->psn_tx, h->psn_tx + psn_forward(&sq0, sq));
-		WRITE_ONCE(h->psn_rx, h->psn_rx + psn_forward(&rq0, rq));
+		smp_rmb();	/* the modify's PSNs, then their epochs */
+		if (atomic_read(&qp->psn_seq) != seq)
+			goto unlock;	/* a modify ran meanwhile: the next read counts */
+		if (!h->rebase) {
+			u32 moved = h->psn_seq ^ seq;
+
+			sq0 = psn_base(h->sq_psn, !(moved & FT_PSN_SEQ_SQS), tx, sq, 1);
+			rq0 = psn_base(h->rq_psn, !(moved & FT_PSN_SEQ_RQS), rx, rq, 0);
+			WRITE_ONCE(h->psn_tx, h->psn_tx + psn_forward(&sq0, sq));
+			WRITE_ONCE(h->psn_rx, h->psn_rx + psn_forward(&rq0, rq));
+		}
+		h->rebase = false;
+		h->psn_seq = seq;
 		WRITE_ONCE(h->sq_psn, sq0 | FT_PSN_VALID);
 		WRITE_ONCE(h->rq_psn, rq0 | FT_PSN_VALID);
 	}
+unlock:
 	rcu_read_unlock();
 out:
 	rdma_restrack_put(res);
 }
 
-/* The RC QPs in no set, a batch at a time, each read outside RCU. */
+/*
+ * The connected RC QPs in no set, a batch at a time, each read outside
+ * RCU.  A read is a command to the NIC's firmware on mlx5 (QUERY_QP), and
+ * anyone may make QPs: a poll reads FT_HW_PSN_READS at most, from where
+ * the last one stopped.  A QP not yet connected, or in error, is not read.
+ */
 static void read_psns(struct ft_hw *hw)
 {
-	struct { const void *ibqp; u32 qpn; } batch[16];
-	unsigned int i, n;
+	struct { const void *ibqp; u32 qpn, seq; } batch[16];
+	unsigned int i, n, steps, budget = FT_HW_PSN_READS;
+	u32 start = max(hw->psn_key, 2u), key = start, end = U32_MAX, state, seq;
 	struct ft_qp *qp;
-	u32 key = 2;
+	bool done;
 
-	do {
+	for (;;) {
 		n = 0;
+		done = false;
 		rcu_read_lock();
-		for (; n < ARRAY_SIZE(batch); key++) {
+		/* a few entries an RCU section: a user may hold a million in INIT */
+		for (steps = 0; n < min_t(unsigned int, budget, ARRAY_SIZE(batch)) && steps < 256;
+		     steps++, key++) {
 			qp = ft_qp_next(hw->dev, &key, FT_KEY_PORTS - 1);
-			if (!qp)
+			if (!qp || key >= end) {
+				done = true;
 				break;
+			}
+			state = READ_ONCE(qp->state);
+			/* its epochs, then the NIC's PSNs (life.c) */
+			seq = atomic_read_acquire(&qp->psn_seq);
 			if (!ft_qp_type_has_psn(qp->type) || !qp_hw(qp) ||
-			    rcu_access_pointer(qp_hw(qp)->set))
+			    rcu_access_pointer(qp_hw(qp)->set) ||
+			    state < IB_QPS_RTR || state > IB_QPS_SQE || (seq & FT_PSN_SEQ_BUSY))
 				continue;
 			batch[n].ibqp = qp->ibqp;
+			batch[n].seq = seq;
 			batch[n++].qpn = qp->qpn;
 		}
 		rcu_read_unlock();
 		for (i = 0; i < n; i++)
-			psn_one(hw, batch[i].ibqp, batch[i].qpn);
+			psn_one(hw, batch[i].ibqp, batch[i].qpn, batch[i].seq);
+		budget -= n;
 		cond_resched();
-	} while (n == ARRAY_SIZE(batch));
+		if (done && (end != U32_MAX || start == 2)) {
+			/* the whole table read: the next poll starts from its beginning */
+			hw->psn_key = 2;
+			return;
+		}
+		if (done) {
+			/* the rest, from the beginning up to where this poll began */
+			end = start;
+			key = 2;
+		} else if (!budget) {
+			hw->psn_key = key;
+			return;
+		}
+	}
 }
 
 /* --- the work ---------------------------------------------------------------------- */
@@ -926,16 +1025,22 @@ static void hw_bind_fn(struct work_struct *work)
 static void hw_work_fn(struct work_struct *work)
 {
 	struct ft_hw *hw = container_of(to_delayed_work(work), struct ft_hw, work);
-	bool read;
+	bool read, ports;
 	u32 port;
 
 	mutex_lock(&hw->lock);
+	/*
+	 * nldev sums a port's counter over the sets in use, reading each
+	 * from the NIC (a firmware command a set, a counter): with more than
+	 * a few sets in use, the ports are read every FT_HW_PORT_EVERY polls.
+	 */
+	ports = hw->nsets <= FT_HW_PORT_SETS || !(hw->polls++ % FT_HW_PORT_EVERY);
 	rdma_for_each_port(hw->dev->ibdev, port) {
 		if (hw->sets) {
 			read_mode(hw, port);
 			hw->port[port].foreign = false;
 		}
-		if (hw->port_stats)
+		if (hw->port_stats && ports)
 			read_port(hw, port);
 	}
 	/*

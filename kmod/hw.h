@@ -13,6 +13,10 @@
 /* Counters of a set, or of a port, that fabtrace keeps, and their names. */
 #define FT_HW_MAX	128		/* bnxt_re has 92 port counters */
 #define FT_HW_NAME	32
+#define FT_HW_SHARE	1024		/* QPs in a set fabtrace shares, at most */
+#define FT_HW_PSN_READS	1024		/* QPs' PSNs read in a poll, at most */
+#define FT_HW_PORT_EVERY 10		/* polls a port is read in, with sets in use */
+#define FT_HW_PORT_SETS	8		/* sets in use that read like none */
 
 /* Where a QP's numbers come from (the UAPI's enum fabtrace-source). */
 enum ft_hw_source {
@@ -51,7 +55,8 @@ struct ft_hw_qp {
 	struct rcu_head rcu;
 	struct ft_hw_set __rcu *set;
 	u32 sq_psn, rq_psn;		/* as last read; FT_PSN_VALID once known */
-	u32 tx_seen, rx_seen;		/* the modify's PSNs (life.c) they count from */
+	u32 psn_seq;			/* the QP's psn_seq they were read in */
+	bool rebase;			/* left a set: count from the next read (hw->lock) */
 	u64 psn_tx, psn_rx;		/* their progress: new request PSNs */
 	int bind_err;			/* why fabtrace could not bind it; 0 */
 	u32 listed;			/* the dump that last listed it in a set (hw->lock) */
@@ -84,6 +89,12 @@ struct ft_hw {
 	u32 dump_seq;			/* gone_seq as the current dump was asked for */
 	u32 dump_gen;			/* the current dump (ft_hw_qp.listed) */
 	bool dump_whole;		/* it skipped no set: a QP it lists in none is in none */
+	u32 dump_sets;			/* the sets it listed so far */
+	u32 dump_empty;			/* its parts in a row that listed none */
+	u32 nsets;			/* the sets the last dump listed */
+	int read_err;			/* the last dump's error; 0 */
+	u32 polls;			/* the poll's runs */
+	u32 psn_key;			/* where the next poll's PSN reads start */
 	struct ft_hw_names set_names;
 	struct ft_hw_names port_names;
 	u64 reads, read_ns;		/* the work's reads of the sets, and their time */

@@ -232,6 +232,7 @@ struct modify_args {
 	struct ib_qp *qp;
 	const struct ib_qp_attr *attr;
 	int mask;
+	bool busy;		/* counted in its QP's psn_seq */
 };
 
 /* What the entry handlers of the kretprobes keep for their return. */
@@ -240,14 +241,42 @@ size_t ft_life_probe_data_size(void)
 	return max(sizeof(struct modify_args), sizeof(struct ib_qp *));
 }
 
+/* The epochs of psn_seq a modify of @mask moves on, when it succeeds. */
+static u32 psn_bumps(const struct ib_qp_attr *attr, int mask)
+{
+	bool reset = (mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RESET;
+
+	return (reset || (mask & IB_QP_SQ_PSN) ? FT_PSN_SEQ_SQ : 0) |
+	       (reset || (mask & IB_QP_RQ_PSN) ? FT_PSN_SEQ_RQ : 0);
+}
+
 /* ib_modify_qp_with_udata(qp, attr, mask, udata), ib_modify_qp(qp, attr, mask) */
 int ft_life_modify_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct modify_args *a = (struct modify_args *)ri->data;
+	struct ft_dev *dev;
+	struct ft_qp *qp;
 
 	a->qp = (struct ib_qp *)regs_get_kernel_argument(regs, 0);
 	a->attr = (const struct ib_qp_attr *)regs_get_kernel_argument(regs, 1);
 	a->mask = regs_get_kernel_argument(regs, 2);
+	a->busy = false;
+	/*
+	 * A hardware NIC's QP is counted by its PSNs' progress (hw.c), read
+	 * from the NIC: a read while the driver moves them, before the
+	 * return below has the new ones, would take the jump for traffic.
+	 */
+	if (!psn_bumps(a->attr, a->mask))
+		return 0;
+	rcu_read_lock();
+	qp = entry_of(a->qp->real_qp, &dev);
+	if (qp) {
+		atomic_inc(&qp->psn_seq);
+		/* counted running, then the driver's modify */
+		smp_mb__after_atomic();
+		a->busy = true;
+	}
+	rcu_read_unlock();
 	return 0;
 }
 
@@ -325,15 +354,20 @@ static void modified(const struct ft_dev *dev, struct ft_qp *qp,
 int ft_life_modify_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct modify_args *a = (struct modify_args *)ri->data;
+	bool ok = !regs_return_value(regs);
 	struct ft_dev *dev;
 	struct ft_qp *qp;
 
-	if (regs_return_value(regs))
-		return 0;
 	rcu_read_lock();
 	qp = entry_of(a->qp->real_qp, &dev);
-	if (qp)
+	if (qp && ok)
 		modified(dev, qp, a->attr, a->mask);
+	if (qp && a->busy) {
+		/* the PSNs, then their epochs and the modify's end: hw.c reads them the other way */
+		smp_mb__before_atomic();
+		atomic_add((ok ? psn_bumps(a->attr, a->mask) : 0) - FT_PSN_SEQ_RUN,
+			   &qp->psn_seq);
+	}
 	rcu_read_unlock();
 	return 0;
 }

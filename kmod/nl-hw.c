@@ -186,7 +186,8 @@ size_t ft_nl_dev_hw_size(const struct ft_dev *dev)
 		      nla_total_size(sizeof(u8)) + FT_HW_MAX * counter;
 
 	return nla_total_size(0) + 2 * nla_total_size(sizeof(u8)) +
-	       2 * nla_total_size_64bit(sizeof(u64)) + dev->hw->nports * port;
+	       2 * nla_total_size_64bit(sizeof(u64)) + nla_total_size(sizeof(u32)) +
+	       dev->hw->nports * port;
 }
 
 /**
@@ -210,7 +211,8 @@ int ft_nl_put_dev_hw(struct sk_buff *skb, const struct ft_dev *dev)
 	    ft_nl_put_u64(skb, FABTRACE_A_DEV_HW_READS, READ_ONCE(hw->reads),
 			  FABTRACE_A_DEV_HW_PAD) ||
 	    ft_nl_put_u64(skb, FABTRACE_A_DEV_HW_READ_NS, READ_ONCE(hw->read_ns),
-			  FABTRACE_A_DEV_HW_PAD))
+			  FABTRACE_A_DEV_HW_PAD) ||
+	    nla_put_u32(skb, FABTRACE_A_DEV_HW_READ_ERR, -READ_ONCE(hw->read_err)))
 		goto err_cancel;
 	rdma_for_each_port(dev->ibdev, port) {
 		const struct ft_hw_port *p = &hw->port[port];

@@ -28,12 +28,45 @@
  * passes it, whoever's QP it is for, and an LSM's audit names the
  * kworker.  That is why binding is opt-in (hw.c, hw_bind).  One request
  * at a time: replies are matched by their sequence number.
+ *
+ * nldev's dumps do not always end: an entry larger than a dump's message
+ * (a counter set of some 2,500 QPs, each listed in it) is sent as an
+ * empty part, again and again.  So an exchange has a deadline, and one
+ * left unfinished (by it, or by a callback that saw no progress) closes
+ * the socket, which ends nldev's dump, and opens another.
  */
 static struct socket *nl_sock;
 static DEFINE_MUTEX(nl_lock);
+static bool nl_up;		/* between init and exit */
 static u32 nl_seq;
 #define FT_NLDEV_BUF	(64 * 1024)
+#define FT_NLDEV_TIME	(10 * HZ)	/* an exchange, at most */
 static void *nl_buf;
+
+/* Context: nl_lock. */
+static int sock_open(void)
+{
+	struct socket *sock;
+	int err;
+
+	/* rdma devices are the initial namespace's in rdma's shared mode */
+	err = sock_create_kern(&init_net, AF_NETLINK, SOCK_RAW, NETLINK_RDMA, &sock);
+	if (err)
+		return err;
+	/* a reply never waits long; one that does is lost, not waited for */
+	sock->sk->sk_rcvtimeo = FT_NLDEV_TIME;
+	sock->sk->sk_rcvbuf = FT_NLDEV_BUF * 4;
+	nl_sock = sock;
+	return 0;
+}
+
+/* Context: nl_lock. */
+static void sock_close(void)
+{
+	if (nl_sock)
+		sock_release(nl_sock);
+	nl_sock = NULL;
+}
 
 /**
  * ft_nldev_new() - start an nldev request
@@ -94,17 +127,18 @@ static int walk(const void *buf, int len, u32 seq,
  * ft_nldev_talk() - send @req to nldev, hand each answer to @cb
  * @req: from ft_nldev_new(), consumed
  * @cb: gets each data message (not the ack or the dump's end); a non-zero
- *	return ends the exchange with it
+ *	return ends the exchange with it (-EFBIG: a dump that does not progress)
  * @arg: its argument
  *
  * Context: process, may sleep; takes no lock of fabtrace's but its own.
- * Return: 0, nldev's error, or @cb's.
+ * Return: 0, nldev's error, @cb's, or -ETIMEDOUT past FT_NLDEV_TIME.
  */
 int ft_nldev_talk(struct sk_buff *req, int (*cb)(const struct nlmsghdr *nlh, void *arg),
 		  void *arg)
 {
 	struct sockaddr_nl to = { .nl_family = AF_NETLINK };
 	struct nlmsghdr *nlh = nlmsg_hdr(req);
+	unsigned long deadline;
 	struct msghdr msg = {};
 	struct kvec iov;
 	bool done = false;
@@ -112,36 +146,51 @@ int ft_nldev_talk(struct sk_buff *req, int (*cb)(const struct nlmsghdr *nlh, voi
 
 	nlmsg_end(req, nlh);
 	mutex_lock(&nl_lock);
-	if (!nl_sock) {
-		err = -ENOTCONN;
+	err = -ENOTCONN;
+	if (!nl_up)
 		goto out;
-	}
+	/* one closed on an unfinished exchange and not opened again then */
+	err = nl_sock ? 0 : sock_open();
+	if (err)
+		goto out;
 	nlh->nlmsg_seq = ++nl_seq ?: ++nl_seq;
 	msg.msg_name = &to;
 	msg.msg_namelen = sizeof(to);
 	iov.iov_base = req->data;
 	iov.iov_len = req->len;
+	/* nldev answers a do in this call, and a dump's first part */
 	err = kernel_sendmsg(nl_sock, &msg, &iov, 1, req->len);
 	if (err < 0)
 		goto out;
 	err = 0;
+	deadline = jiffies + FT_NLDEV_TIME;
 	while (!done && !err) {
+		long left = deadline - jiffies;
+
+		if (left <= 0) {
+			err = -ETIMEDOUT;
+			break;
+		}
+		WRITE_ONCE(nl_sock->sk->sk_rcvtimeo, left);
 		memset(&msg, 0, sizeof(msg));
 		iov.iov_base = nl_buf;
 		iov.iov_len = FT_NLDEV_BUF;
 		len = kernel_recvmsg(nl_sock, &msg, &iov, 1, FT_NLDEV_BUF, 0);
 		if (len < 0) {
-			err = len;
+			/* no answer within the time left */
+			err = len == -EAGAIN ? -ETIMEDOUT : len;
 			break;
 		}
 		err = walk(nl_buf, len, nlh->nlmsg_seq, cb, arg, &done);
 	}
-	/* a callback that stopped a dump early: the rest is read and dropped */
-	while (!done) {
-		memset(&msg, 0, sizeof(msg));
-		len = kernel_recvmsg(nl_sock, &msg, &iov, 1, FT_NLDEV_BUF, 0);
-		if (len < 0 || walk(nl_buf, len, nlh->nlmsg_seq, NULL, NULL, &done))
-			break;
+	/*
+	 * Stopped early (a callback, the deadline, a lost reply): what is
+	 * left of the answer, if it ever ends, is not read but dropped with
+	 * the socket, and a dump nldev runs for it ends with it.
+	 */
+	if (!done) {
+		sock_close();
+		sock_open();
 	}
 out:
 	mutex_unlock(&nl_lock);
@@ -151,32 +200,25 @@ out:
 
 int ft_nldev_init(void)
 {
-	struct socket *sock;
 	int err;
 
 	nl_buf = kvmalloc(FT_NLDEV_BUF, GFP_KERNEL);
 	if (!nl_buf)
 		return -ENOMEM;
-	/* rdma devices are the initial namespace's in rdma's shared mode */
-	err = sock_create_kern(&init_net, AF_NETLINK, SOCK_RAW, NETLINK_RDMA, &sock);
-	if (err) {
-		kvfree(nl_buf);
-		return err;
-	}
-	/* a reply never waits long; one that does is lost, not waited for */
-	sock->sk->sk_rcvtimeo = 10 * HZ;
-	sock->sk->sk_rcvbuf = FT_NLDEV_BUF * 4;
 	mutex_lock(&nl_lock);
-	nl_sock = sock;
+	err = sock_open();
+	nl_up = !err;
 	mutex_unlock(&nl_lock);
-	return 0;
+	if (err)
+		kvfree(nl_buf);
+	return err;
 }
 
 void ft_nldev_exit(void)
 {
 	mutex_lock(&nl_lock);
-	sock_release(nl_sock);
-	nl_sock = NULL;
+	nl_up = false;
+	sock_close();
 	mutex_unlock(&nl_lock);
 	kvfree(nl_buf);
 }

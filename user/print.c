@@ -2,6 +2,7 @@
 /* Printing of records the commands share: counters, QPs, devices, ports, events. */
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -492,6 +493,19 @@ static void print_sources(struct out *o, const struct ft_dev_rec *r)
 	out_arr_end(o);
 }
 
+/* Why the last read of a hardware NIC's counter sets failed. */
+static const char *hw_read_error(uint32_t err)
+{
+	switch (err) {
+	case EFBIG:
+		return "a set too large for nldev to list";
+	case ETIMEDOUT:
+		return "nldev did not answer";
+	default:
+		return strerror(err);
+	}
+}
+
 void print_dev(struct out *o, const struct ft_dev_rec *r, int stats)
 {
 	char buf[FT_FMT_LEN];
@@ -516,6 +530,9 @@ void print_dev(struct out *o, const struct ft_dev_rec *r, int stats)
 		out_bool(o, PRINT_JSON, "port_counters", NULL, r->hw.port_stats);
 		out_u64(o, PRINT_JSON, "reads", NULL, r->hw.reads);
 		out_u64(o, PRINT_JSON, "read_ns", NULL, r->hw.read_ns);
+		if (r->hw.read_err)
+			out_str(o, PRINT_ANY, "read_error", "  (sets not read: %s)",
+				hw_read_error(r->hw.read_err));
 		out_obj_end(o);
 	}
 	out_text(o, "\n");

@@ -374,6 +374,10 @@ static int dev_hw_cb(const struct nlattr *a, void *data)
 	case FABTRACE_A_DEV_HW_READ_NS:
 		get_uint(a, &h->read_ns);
 		break;
+	case FABTRACE_A_DEV_HW_READ_ERR:
+		if (mnl_attr_get_payload_len(a) == sizeof(uint32_t))
+			h->read_err = mnl_attr_get_u32(a);
+		break;
 	case FABTRACE_A_DEV_HW_PORT:
 		/* ports beyond what we keep are left out, as in the port list */
 		if (h->nports < FT_HW_PORTS)

@@ -88,6 +88,7 @@ struct ft_dev_hw {
 	bool sets;		/* the driver has counter sets */
 	bool port_stats;	/* ... and port counters */
 	uint64_t reads, read_ns;
+	uint32_t read_err;	/* the last read of its sets: 0 or an errno */
 	unsigned int nports;
 	struct ft_dev_hw_port ports[FT_HW_PORTS];
 };

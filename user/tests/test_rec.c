@@ -5,6 +5,8 @@
  * a real parser).
  */
 
+#include <errno.h>
+
 #include "harness.h"
 #include "nlbuild.h"
 
@@ -574,6 +576,7 @@ TEST(dev_hw_formats)
 	mnl_attr_put_u8(nlh, FABTRACE_A_DEV_HW_PORT_STATS, 1);
 	nlb_u64(nlh, FABTRACE_A_DEV_HW_READS, 9, FABTRACE_A_DEV_HW_PAD);
 	nlb_u64(nlh, FABTRACE_A_DEV_HW_READ_NS, 90000, FABTRACE_A_DEV_HW_PAD);
+	mnl_attr_put_u32(nlh, FABTRACE_A_DEV_HW_READ_ERR, 0);
 	port = mnl_attr_nest_start(nlh, FABTRACE_A_DEV_HW_PORT);
 	mnl_attr_put_u32(nlh, FABTRACE_A_DEV_HW_PORT_PORT, 1);
 	mnl_attr_put_u32(nlh, FABTRACE_A_DEV_HW_PORT_MODE, 1);
@@ -587,6 +590,7 @@ TEST(dev_hw_formats)
 	EXPECT_TRUE(r.hw.present && r.hw.sets && r.hw.port_stats);
 	EXPECT_EQ(r.hw.nports, 1);
 	EXPECT_EQ(r.hw.ports[0].ncounters, 2);
+	EXPECT_EQ(r.hw.read_err, 0);
 
 	text = print_dev_as(&r, false, 0);
 	EXPECT_TRUE(strstr(text, "retained 1  sources sets, port counters\n") != NULL);
@@ -613,6 +617,23 @@ TEST(dev_hw_formats)
 	EXPECT_STREQ(json_object_get_string(JGET(p, "counter_mode")), "auto");
 	EXPECT_TRUE(json_object_get_boolean(JGET(p, "counter_mode_operator")));
 	EXPECT_EQ(json_object_array_length(JGET(p, "counters")), 2);
+	/* sets that were read: no error, in text or JSON */
+	EXPECT_TRUE(JGET(d, "hw", "read_error") == NULL);
+	json_object_put(v);
+	free(text);
+
+	/* the last read of the sets failed: said, in words */
+	r.hw.read_err = EFBIG;
+	text = print_dev_as(&r, false, 0);
+	EXPECT_TRUE(strstr(text, "port counters  (sets not read: a set too large for nldev to list)\n")
+		    != NULL);
+	free(text);
+	text = print_dev_as(&r, true, 0);
+	v = json_strict(text);
+	ASSERT_TRUE(v);
+	d = json_object_array_get_idx(v, 0);
+	EXPECT_STREQ(json_object_get_string(JGET(d, "hw", "read_error")),
+		     "a set too large for nldev to list");
 	json_object_put(v);
 	free(text);
 }
