@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # fabtrace on a hardware-like NIC (ft_hca): its counter sets and port counters, against rdma(8), B's taps and tshark.
-# timeout=300
+# timeout=600
 #
 # Node A swaps rdma_rxe for ft_hca.ko (selftests/hca: rxe under another
 # name, with the RDMA core's counter sets and mlx5's counters) and loads
@@ -44,6 +44,12 @@
 #   wrap      ft_hca reloaded with its counters starting 296 below 2^32: the
 #             port's rx_write_requests, which rdma statistic show sees wrap
 #             (go down), goes on rising in fabtrace: rdma's + 2^32
+#   large     ft_hca with one set, hw_bind=1: of one process's 400 QPs,
+#             as many share it as rdma(8) can list in a page (rdma
+#             statistic qp show lists it), the rest are refused (ENOMEM);
+#             then an operator's auto set of 3,000 QPs, too large for
+#             nldev to list: dev show says the sets are not read, qp show
+#             answers, rmmod returns
 set -euo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/lib.sh"
@@ -199,7 +205,7 @@ aqpn() { jq ".qps[$2].qpn" "$O/$1.json"; }
 
 # ---- setup -------------------------------------------------------------------
 
-ktap_plan 70
+ktap_plan 81
 
 ktap_assert "setup: A: ft_hca in rdma_rxe's place, rxe0 made, fabtrace loaded" hca_load
 ktap_assert "setup: B: rdma_rxe's rxe0, fabtrace loaded" b_load
@@ -533,4 +539,70 @@ plus32() {
 cong_eq "wrap: fabtrace's port rx_write_requests == rdma statistic show's + 2^32 (kept rising)" \
 	"$(fpv wr1)" "$(plus32)"
 stop "$wr"
+
+# ---- large: sets too large to list -----------------------------------------------------
+
+# nldev lists a set as one entry, each of its QPs in it (12 bytes each): a
+# part of its dump that cannot hold the entry is sent empty, again and
+# again.  rdma(8) reads a page a part: fabtrace shares a set among as many
+# QPs as fit in one (its counters' names known).  An operator's set of
+# 3,000 does not fit in netlink's largest part (32 KiB): fabtrace's reads
+# of the sets stop, said in dev show, and nothing hangs (the poll once
+# looped for ever on such a dump, rmmod behind it).
+FT_ARGS=(hw_bind=1)
+ktap_assert "large: ft_hca reloaded with nr_counters=1, fabtrace (hw_bind=1) after it" hca_load nr_counters=1
+S=${FT_TIMEOUT_SCALE:-1}
+# hold N NAME: N QPs of one process on A, in INIT, until stopped (pid in SRV)
+held_json() { jq -e '.elapsed_s and .error == null' "$O/$1.json" >/dev/null 2>&1; }
+hold() {
+	"$FT_PROGS/ft_qps" --no-connect -n "$1" --iters 0 --hold --summary --timeout-s $((300 * S)) \
+		</dev/null >"$O/$2.json" 2>"$O/$2.err" &
+	SRV=$!
+	bg_add "$SRV"
+	wait_for $((120 * S)) held_json "$2"
+}
+# every one of the N held QPs refused (a bind error) or bound, and in a
+# set that a dump since listed with all its QPs (set-shared)
+settled() {
+	fabtrace -j qp show dev rxe0 >"$O/l1.a.json" &&
+		[ "$(jq '[.[] | select(.source == "set-shared" or .hw.bind_error)] | length' \
+			"$O/l1.a.json")" -ge "$1" ]
+}
+ktap_result "large: one process holds 400 QPs" hold 400 l1
+l1=$SRV
+wait_for $((60 * S)) settled 400 || log "not all 400 bound or refused"
+timeout 30 rdma -j statistic qp show link rxe0/1 >"$O/l1.sets.json" || log "rdma statistic qp show: exit $?"
+log "sources: $(jq -c 'group_by(.source) | map({(.[0].source): length}) | add' "$O/l1.a.json"); bind errors: $(jq -c '[.[] | .hw.bind_error // empty] | group_by(.) | map({(.[0] | tostring): length}) | add' "$O/l1.a.json")"
+shared=$(jq '[.[] | select(.source == "set-shared")] | length' "$O/l1.a.json")
+ktap_result "large: $shared QPs share the one set, each set-shared($shared), one set id; the other $((400 - shared)) are refused (ENOMEM)" \
+	py "(lambda s, r: 64 <= len(s) < 400 and len(s) + len(r) == 400 and \
+{q['hw']['set_qps'] for q in s} == {len(s)} and len({q['hw']['set_id'] for q in s}) == 1 and \
+all(q.get('source') in ('psn', 'none') for q in r))( \
+[q for q in a if q.get('source') == 'set-shared'], \
+[q for q in a if q.get('hw', {}).get('bind_error') == 12])" "$O/l1.a.json"
+ktap_result "large: rdma statistic qp show (a page a part) lists that set with its $shared QPs" \
+	py "len(a) == 1 and len(a[0]['lqpn']) == $shared" "$O/l1.sets.json"
+stop "$l1"
+unload_unbound() { rmmod fabtrace && wait_for 10 nosets; }
+ktap_assert "large: fabtrace unloaded, its set unbound" unload_unbound
+auto_hold() { rdma statistic qp set link rxe0/1 auto type on && hold 3000 l2; }
+ktap_result "large: the operator's auto mode (type) on A's rxe0/1, one process holds 3,000 QPs in its set" \
+	auto_hold
+l2=$SRV
+FT_ARGS=()
+ktap_assert "large: fabtrace loaded" ft_load
+read_err() { fabtrace -j dev show rxe0 | jq -e '.[0].hw.read_error' >/dev/null; }
+ktap_result "large: dev show says the sets could not be read (within 15 s)" wait_for 15 read_err
+fabtrace dev show rxe0 | sed 's/^/# /'
+ktap_result "large: qp show answers meanwhile, with the 3,000 QPs" \
+	sh -c "[ \"\$(timeout 60 fabtrace -j qp show dev rxe0 | jq length)\" -ge 3000 ]"
+# in the background: an rmmod stuck behind the poll cannot be killed
+t=$SECONDS
+rmmod fabtrace &
+bg_add $!
+ktap_result "large: rmmod fabtrace returns" wait_for $((60 * S)) _gone fabtrace
+log "rmmod took $((SECONDS - t)) s"
+stop "$l2"
+rdma statistic qp set link rxe0/1 auto off || log "auto off failed"
+ktap_assert "large: fabtrace loaded again" ft_load
 ktap_finished
