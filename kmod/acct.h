@@ -76,8 +76,8 @@ struct ft_cong {
  */
 #define FT_PSN_SEQ_RUN	1u		/* one running (atomic_inc) */
 #define FT_PSN_SEQ_BUSY	0xffu
-#define FT_PSN_SEQ_SQ	(1u << 8)
-#define FT_PSN_SEQ_RQ	(1u << 20)
+#define FT_PSN_SEQ_SQ	0x00000100u	/* the send PSN's epoch, one */
+#define FT_PSN_SEQ_RQ	0x00100000u	/* the receive PSN's */
 #define FT_PSN_SEQ_SQS	0x000fff00u
 #define FT_PSN_SEQ_RQS	0xfff00000u
 

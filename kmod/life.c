@@ -363,7 +363,7 @@ int ft_life_modify_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	if (qp && ok)
 		modified(dev, qp, a->attr, a->mask);
 	if (qp && a->busy) {
-		/* the PSNs, then their epochs and the modify's end: hw.c reads them the other way */
+		/* the PSNs, then their epochs and the end: hw.c reads them the other way */
 		smp_mb__before_atomic();
 		atomic_add((ok ? psn_bumps(a->attr, a->mask) : 0) - FT_PSN_SEQ_RUN,
 			   &qp->psn_seq);
