@@ -438,33 +438,40 @@ struct port_read {
  * nldev's value of a port counter is the sum of the port's own, each
  * running set's and the released sets' (history).  On mlx5 the first two
  * are 32 bits wide: when one wraps, the sum drops by nearly 2^32.  A drop
- * of more than 2^31 and no more than 2^32 is such a wrap, and what the
- * counter rose by is the drop's distance modulo 2^32: exact while at most
- * one of them wraps between two reads.  A smaller drop is the core
- * releasing a set: its values leave the sum before they join the history
- * (hw.sh saw 1,600 go and come back); that read is not counted.  A counter
- * that went back further than 2^32 started again (the driver reset it): it
- * is counted from there.
+ * of more than 2^31 and no more than 2^32 is such a wrap, and 2^32 is
+ * added from then on: exact while at most one of them wraps between two
+ * reads.  A set the core releases joins the history before it leaves the
+ * running sets (counter_release()), and a sum read between the two counts
+ * it twice (hw.sh saw 1,600 more, and then not): a read counts only once
+ * the next one is no lower, and one followed by a smaller drop is dropped.
+ * A counter that went back further than 2^32 started again (the driver
+ * reset it): it is counted from there.
  */
 static void port_value(void *arg, const char *name, u64 value)
 {
 	struct port_read *r = arg;
 	struct ft_hw_port *p = r->p;
 	int i = name_index(&r->hw->port_names, name);
-	u64 last, v;
+	u64 last, y;
 
 	if (i < 0)
 		return;
 	last = p->last[i];
-	v = p->value[i];
-	if (value >= last)
-		v += value - last;
-	else if (last - value <= 1ULL << 31)
-		return;
-	else if (last - value <= 1ULL << 32)
-		v += (u32)(value - last);
-	p->last[i] = value;
-	WRITE_ONCE(p->value[i], v);
+	y = value + p->carry[i];
+	if (y < last && last - y > 1ULL << 31 && last - y <= 1ULL << 32) {
+		p->carry[i] += 1ULL << 32;
+		y += 1ULL << 32;
+	}
+	if (y >= last) {
+		/* the last read stands: what it rose by counts */
+		if (last > p->conf[i]) {
+			WRITE_ONCE(p->value[i], p->value[i] + last - p->conf[i]);
+			p->conf[i] = last;
+		}
+	} else if (last - y > 1ULL << 31) {
+		p->conf[i] = y;		/* reset */
+	}
+	p->last[i] = y;
 	WRITE_ONCE(p->nvalues, max_t(u32, p->nvalues, i + 1));
 }
 

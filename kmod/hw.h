@@ -69,7 +69,9 @@ struct ft_hw_port {
 	bool theirs;			/* someone else's sets or auto mode: not ours to bind */
 	bool foreign;			/* the dump being read lists a set not fabtrace's */
 	u64 value[FT_HW_MAX];		/* the port's counters (history included), rising */
-	u64 last[FT_HW_MAX];		/* as nldev gave them last (the work) */
+	u64 last[FT_HW_MAX];		/* as nldev gave them last, wraps added (the work) */
+	u64 conf[FT_HW_MAX];		/* the last of those a later read confirmed */
+	u64 carry[FT_HW_MAX];		/* the wraps seen, 2^32 each */
 	u32 nvalues;
 };
 
