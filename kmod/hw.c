@@ -436,43 +436,53 @@ struct port_read {
 
 /*
  * nldev's value of a port counter is the sum of the port's own, each
- * running set's and the released sets' (history).  On mlx5 the first two
- * are 32 bits wide: when one wraps, the sum drops by nearly 2^32.  A drop
- * of more than 2^31 and no more than 2^32 is such a wrap, and 2^32 is
- * added from then on: exact while at most one of them wraps between two
- * reads.  A set the core releases joins the history before it leaves the
- * running sets (counter_release()), and a sum read between the two counts
- * it twice (hw.sh saw 1,600 more, and then not): a read counts only once
- * the next one is no lower, and one followed by a smaller drop is dropped.
- * A counter that went back further than 2^32 started again (the driver
- * reset it): it is counted from there.
+ * running set's and the released sets' (history).  A set the core
+ * releases joins the history before it leaves the running sets
+ * (counter_release()), and a sum read between the two counts it twice
+ * (hw.sh saw 1,600 more, and then not): a read counts once the next one
+ * is no lower, and is dropped if it is.  Drops are judged against the
+ * last read so confirmed.  On mlx5 the port's own counter and the sets'
+ * are 32 bits wide: when one wraps, the sum drops by nearly 2^32, so a
+ * drop of more than 2^31 and no more than 2^32 is such a wrap, and 2^32
+ * is added from then on (exact while at most one of them wraps in two
+ * reads; a 64-bit counter reset from between 2^31 and 2^32 reads as one).
+ * A smaller drop is waited out; a counter that went back further than
+ * 2^32 started again (the driver reset it), and counts from there.
  */
 static void port_value(void *arg, const char *name, u64 value)
 {
 	struct port_read *r = arg;
 	struct ft_hw_port *p = r->p;
 	int i = name_index(&r->hw->port_names, name);
-	u64 last, y;
+	u64 conf, last, y;
 
 	if (i < 0)
 		return;
-	last = p->last[i];
 	y = value + p->carry[i];
-	if (y < last && last - y > 1ULL << 31 && last - y <= 1ULL << 32) {
-		p->carry[i] += 1ULL << 32;
-		y += 1ULL << 32;
+	if (i >= READ_ONCE(p->nvalues)) {
+		/* the first read: what the port counted before fabtrace */
+		p->conf[i] = y;
+		p->last[i] = y;
+		WRITE_ONCE(p->value[i], y);
+		WRITE_ONCE(p->nvalues, i + 1);
+		return;
 	}
-	if (y >= last) {
-		/* the last read stands: what it rose by counts */
-		if (last > p->conf[i]) {
-			WRITE_ONCE(p->value[i], p->value[i] + last - p->conf[i]);
-			p->conf[i] = last;
-		}
-	} else if (last - y > 1ULL << 31) {
-		p->conf[i] = y;		/* reset */
+	conf = p->conf[i];
+	last = p->last[i];
+	if (y < conf && conf - y > 1ULL << 31 && conf - y <= 1ULL << 32) {
+		p->carry[i] += 1ULL << 32;	/* a wrap */
+		y += 1ULL << 32;
+	} else if (y < conf && conf - y > 1ULL << 32) {
+		p->conf[i] = y;			/* a reset */
+		p->last[i] = y;
+		return;
+	}
+	/* the last read stands if this one is no lower: what it rose by counts */
+	if (y >= conf && last >= conf && y >= last) {
+		WRITE_ONCE(p->value[i], p->value[i] + last - conf);
+		p->conf[i] = last;
 	}
 	p->last[i] = y;
-	WRITE_ONCE(p->nvalues, max_t(u32, p->nvalues, i + 1));
 }
 
 static int port_cb(const struct nlmsghdr *nlh, void *arg)

@@ -33,7 +33,9 @@
  * (a counter set of some 2,500 QPs, each listed in it) is sent as an
  * empty part, again and again.  So an exchange has a deadline, and one
  * left unfinished (by it, or by a callback that saw no progress) closes
- * the socket, which ends nldev's dump, and opens another.
+ * the socket, which ends nldev's dump, and opens another.  The deadline
+ * bounds the waits, not nldev's own work in our calls: a port's counters
+ * read in sendmsg() cost a firmware command a set and a counter.
  */
 static struct socket *nl_sock;
 static DEFINE_MUTEX(nl_lock);
