@@ -1149,12 +1149,15 @@ def cmd_schema(args):
     qps = load(args.qp)
     for q in qps:
         need = {"dev", "dev_index", "qpn", "type", "state", "port", "tclass", "sl", "prio",
-                "paused_us", "pid", "comm", "create_time", "flags", "tx", "rx", "cong"}
+                "paused_us", "pid", "comm", "create_time", "flags", "tx", "rx", "cong", "source"}
         have = set(q)
-        extra = have - need - {"remote_qpn", "peer", "destroy_time", "cgroup_id", "cgroup"}
+        # hw: what a hardware NIC counts of it (none here: soft-RoCE is tapped)
+        extra = have - need - {"remote_qpn", "peer", "destroy_time", "cgroup_id", "cgroup", "hw"}
         if need - have or extra:
             errs.append("QP %s: missing %s, unexpected %s" % (q.get("qpn"), need - have, extra))
             continue
+        if q["source"] != "tap" or "hw" in q:
+            errs.append("QP %d: source %s, hw %s on a tapped device" % (q["qpn"], q["source"], q.get("hw")))
         for dr in DIRS:
             if set(q[dr]) != set(traffic) or not all(isinstance(v, int) for v in q[dr].values()):
                 errs.append("QP %d %s keys %s, spec %s" % (q["qpn"], dr, list(q[dr]), traffic))
@@ -1175,7 +1178,7 @@ def cmd_schema(args):
     devs = load(args.dev)
     for d in devs:
         need = {"index", "name", "driver", "node_guid", "qps", "retained", "hooked", "ports", "tx", "rx",
-                "unknown_tx", "unknown_rx", "malformed"}
+                "unknown_tx", "unknown_rx", "malformed", "sources"}
         # rx_drops: rxe's drops by reason, on a device whose drops are counted
         if set(d) - {"rx_drops"} != need:
             errs.append("device %s keys %s" % (d.get("name"), sorted((set(d) - {"rx_drops"}) ^ need)))

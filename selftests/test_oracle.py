@@ -389,13 +389,19 @@ class Schema(Case):
                 "--dev", data("schema", "dev.json"), "--stats", data("schema", "stats.json")]
 
     def test_the_run_passes_again(self):
-        self.assertEqual(self.check(*self.args(data("filters", "full.json"))),
+        self.assertEqual(self.check(*self.args(data("schema", "qp.json"))),
                          verdicts(data("schema", "results")))
 
     def test_a_counter_missing(self):
         qp = os.path.join(self.tmp, "qp.json")
-        shutil.copy(data("filters", "full.json"), qp)
+        shutil.copy(data("schema", "qp.json"), qp)
         self.edit_json(qp, lambda s: s[0]["cong"]["tx_nak"].pop("rnr"))
+        self.failed(self.check(*self.args(qp)), ["qp"])
+
+    def test_a_tapped_qp_not_said_tapped(self):
+        qp = os.path.join(self.tmp, "qp.json")
+        shutil.copy(data("schema", "qp.json"), qp)
+        self.edit_json(qp, lambda s: s[0].__setitem__("source", "psn"))
         self.failed(self.check(*self.args(qp)), ["qp"])
 
 
