@@ -54,10 +54,10 @@ NQPS=1000
 # no KASAN or lockdep to catch a race that does not oops: they run 2
 # cycles and 1 unload under policy-sets, to show that the paths work on
 # both kernels; the debug kernel's run (CI, make test-debug) makes 12 and
-# 3 (and 2 calibration cycles), to find the races.  (It made 20 and 6, and
-# took 35 min: a cycle there took 24 s, an unload under policy-sets 66 to
-# 138 s after the other parts, though 15 s in a run of that part alone.
-# Its one oops under policy-sets came at the first unload.)
+# 3 (and 2 calibration cycles), to find the races: 14 min (it made 20 and
+# 6 in 35 min, most of them lost to a churner that outlived its part: see
+# ft_py_bg).  A cycle there takes 17-24 s.  Its one oops under policy-sets
+# came at the first unload.
 CYCLES=${FT_FAULTS_CYCLES:-2}
 POLICY_UNLOADS=1
 SIZE=65536
