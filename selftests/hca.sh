@@ -60,25 +60,10 @@ mkdir -p "$O"
 
 # ---- helpers ---------------------------------------------------------------
 
-_gone() { [ ! -d /sys/module/"$1" ]; }
+_gone() { mod_gone "$1"; }
 
-# hca_load [PARAM=VALUE...]: ft_hca in rdma_rxe's place, rxe0 ready on the
-# data NIC.  fabtrace (which may hold rdma_rxe) goes first.
-hca_load() {
-	local m
-
-	rxe_down self || return 1
-	for m in fabtrace ft_hca rdma_rxe; do
-		_gone "$m" || rmmod "$m" || return 1
-	done
-	# insmod resolves no dependencies
-	for m in ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel; do
-		modprobe "$m" || return 1
-	done
-	insmod "$KO" "$@" || return 1
-	rdma link add rxe0 type rxe netdev "${FT_NETDEV:?}" || return 1
-	wait_for 30 _rxe_ready
-}
+# hca_load [PARAM=VALUE...]: ft_hca in rdma_rxe's place (lib.sh's hca_swap)
+hca_load() { hca_swap "$KO" "$@"; }
 
 hca_unload() {
 	_gone ft_hca && return 0

@@ -71,28 +71,12 @@ mkdir -p "$O"
 
 # ---- helpers ---------------------------------------------------------------
 
-_gone() { [ ! -d /sys/module/"$1" ]; }
+_gone() { mod_gone "$1"; }
 
-# hca_load ARGS: ft_hca (ARGS) in rdma_rxe's place, rxe0 on the data NIC,
-# then fabtrace (which may hold rdma_rxe, so it goes first) with FT_ARGS.
-# Reads every 200 ms.
+# hca_load ARGS: ft_hca (ARGS) in rdma_rxe's place, rxe0 on the data NIC
+# (lib.sh's hca_swap), then fabtrace with FT_ARGS.  Reads every 200 ms.
 FT_ARGS=()
-hca_load() {
-	local m
-
-	rxe_down self || return 1
-	for m in fabtrace ft_hca rdma_rxe; do
-		_gone "$m" || rmmod "$m" || return 1
-	done
-	# insmod resolves no dependencies
-	for m in ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel; do
-		modprobe "$m" || return 1
-	done
-	insmod "$KO" "$@" || return 1
-	rdma link add rxe0 type rxe netdev "${FT_NETDEV:?}" || return 1
-	wait_for 30 _rxe_ready || return 1
-	ft_load
-}
+hca_load() { hca_swap "$KO" "$@" && ft_load; }
 ft_load() { modprobe fabtrace retain_ms=600000 hw_poll_ms=200 "${FT_ARGS[@]}"; }
 # hw_bind 0|1: fabtrace's binding off or on, for QPs made from now on
 hw_bind() { echo "$1" >/sys/module/fabtrace/parameters/hw_bind; }

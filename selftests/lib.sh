@@ -698,6 +698,29 @@ _rxe_ready() {
 		[ "$(cat "$p/gids/1" 2>/dev/null)" = "$(_rxe_v4_gid "$FT_SELF_IP")" ]
 }
 
+# mod_gone MODULE: MODULE is not loaded.
+mod_gone() { [ ! -d /sys/module/"$1" ]; }
+
+# hca_swap KO [PARAM=VALUE...]: ft_hca (selftests/hca, the module KO) in
+# rdma_rxe's place, rxe0 ready on the data NIC.  fabtrace (which may hold
+# rdma_rxe) goes first.
+hca_swap() {
+	local ko=$1 m
+
+	shift
+	rxe_down self || return 1
+	for m in fabtrace ft_hca rdma_rxe; do
+		mod_gone "$m" || rmmod "$m" || return 1
+	done
+	# insmod resolves no dependencies
+	for m in ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel; do
+		modprobe "$m" || return 1
+	done
+	insmod "$ko" "$@" || return 1
+	rdma link add rxe0 type rxe netdev "${FT_NETDEV:?}" || return 1
+	wait_for 30 _rxe_ready
+}
+
 _rxe_up_self() {
 	local m
 
