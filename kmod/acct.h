@@ -76,6 +76,7 @@ struct ft_cong {
  */
 #define FT_PSN_SEQ_RUN	1u		/* one running (atomic_inc) */
 #define FT_PSN_SEQ_BUSY	0xffu
+#define FT_PSN_SEQ_MAX_RUNNING	127	/* per modify probe (hook.c) */
 #define FT_PSN_SEQ_SQ	0x00000100u	/* the send PSN's epoch, one */
 #define FT_PSN_SEQ_RQ	0x00100000u	/* the receive PSN's */
 #define FT_PSN_SEQ_SQS	0x000fff00u

@@ -10,6 +10,7 @@
 
 #include <trace/events/skb.h>
 
+#include "acct.h"
 #include "compat.h"
 #include "hook.h"
 #include "life.h"
@@ -553,6 +554,13 @@ static struct notifier_block module_nb = {
 	.notifier_call = module_event,
 };
 
+/* The modifies the modify probes missed: their PSNs went unseen. */
+u64 ft_hook_modify_missed(void)
+{
+	return READ_ONCE(probes[0].nmissed) + READ_ONCE(probes[0].kp.nmissed) +
+	       READ_ONCE(probes[1].nmissed) + READ_ONCE(probes[1].kp.nmissed);
+}
+
 u64 ft_hook_missed(void)
 {
 	u64 missed = 0;
@@ -574,6 +582,15 @@ int ft_hook_init(void)
 		probes[i].data_size = ft_life_probe_data_size();
 		probes[i].maxactive = max(16, 4 * (int)num_possible_cpus());
 	}
+	/*
+	 * A modify's instance counts in its QP's psn_seq while it runs: the
+	 * two modify probes' together must stay below the running count's
+	 * limit (FT_PSN_SEQ_BUSY).  One missed is seen by hw.c, which
+	 * counts no QP's PSNs across it.
+	 */
+	BUILD_BUG_ON(2 * FT_PSN_SEQ_MAX_RUNNING >= FT_PSN_SEQ_BUSY);
+	probes[0].maxactive = min_t(int, probes[0].maxactive, FT_PSN_SEQ_MAX_RUNNING);
+	probes[1].maxactive = min_t(int, probes[1].maxactive, FT_PSN_SEQ_MAX_RUNNING);
 	/* a QP created while all are in use would go untracked for life */
 	probes[2].maxactive = max(256, 32 * (int)num_possible_cpus());
 	err = register_kretprobes(probe_list, ARRAY_SIZE(probe_list));

@@ -33,5 +33,6 @@ int ft_hook_init(void);
 void ft_hook_exit(void);
 bool ft_hook_rxe_attached(void);
 u64 ft_hook_missed(void);
+u64 ft_hook_modify_missed(void);
 
 #endif /* _FABTRACE_HOOK_H */

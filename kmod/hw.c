@@ -10,6 +10,7 @@
 #include <rdma/restrack.h>
 
 #include "dev.h"
+#include "hook.h"
 #include "hw.h"
 #include "nldev.h"
 #include "qp.h"
@@ -919,6 +920,12 @@ static void psn_one(struct ft_hw *hw, const void *ibqp, u32 qpn, u32 seq)
 			IB_QP_STATE | IB_QP_SQ_PSN | IB_QP_RQ_PSN, &init) ||
 	    attr.qp_state < IB_QPS_RTR || attr.qp_state > IB_QPS_SQE)
 		goto out;
+	/*
+	 * A modify the probes missed bumps the count before it sets PSNs:
+	 * PSNs read past one are not counted from (the next poll rebases).
+	 */
+	if (ft_hook_modify_missed() != hw->modify_missed)
+		goto out;
 	sq = attr.sq_psn & FT_PSN_MASK;
 	rq = attr.rq_psn & FT_PSN_MASK;
 	rcu_read_lock();
@@ -938,7 +945,8 @@ static void psn_one(struct ft_hw *hw, const void *ibqp, u32 qpn, u32 seq)
 		smp_rmb();	/* the modify's PSNs, then their epochs */
 		if (atomic_read(&qp->psn_seq) != seq)
 			goto unlock;	/* a modify ran meanwhile: the next read counts */
-		if (!h->rebase) {
+		/* a modify missed since: any QP's PSNs may have been set anew */
+		if (!h->rebase && h->psn_gen == hw->psn_gen) {
 			u32 moved = h->psn_seq ^ seq;
 
 			sq0 = psn_base(h->sq_psn, !(moved & FT_PSN_SEQ_SQS), tx, sq, 1);
@@ -948,6 +956,7 @@ static void psn_one(struct ft_hw *hw, const void *ibqp, u32 qpn, u32 seq)
 		}
 		h->rebase = false;
 		h->psn_seq = seq;
+		h->psn_gen = hw->psn_gen;
 		WRITE_ONCE(h->sq_psn, sq0 | FT_PSN_VALID);
 		WRITE_ONCE(h->rq_psn, rq0 | FT_PSN_VALID);
 	}
@@ -970,7 +979,14 @@ static void read_psns(struct ft_hw *hw)
 	u32 start = max(hw->psn_key, 2u), key = start, end = U32_MAX, state, seq;
 	struct ft_qp *qp;
 	bool done;
+	u64 missed;
 
+	/* before any read: a modify missed after it is seen by the next poll */
+	missed = ft_hook_modify_missed();
+	if (missed != hw->modify_missed) {
+		hw->modify_missed = missed;
+		hw->psn_gen++;
+	}
 	for (;;) {
 		n = 0;
 		done = false;

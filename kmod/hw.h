@@ -56,6 +56,7 @@ struct ft_hw_qp {
 	struct ft_hw_set __rcu *set;
 	u32 sq_psn, rq_psn;		/* as last read; FT_PSN_VALID once known */
 	u32 psn_seq;			/* the QP's psn_seq they were read in */
+	u32 psn_gen;			/* hw->psn_gen they were read in */
 	bool rebase;			/* left a set: count from the next read (hw->lock) */
 	u64 psn_tx, psn_rx;		/* their progress: new request PSNs */
 	int bind_err;			/* why fabtrace could not bind it; 0 */
@@ -97,6 +98,8 @@ struct ft_hw {
 	int read_err;			/* the last dump's error; 0 */
 	u32 polls;			/* the poll's runs */
 	u32 psn_key;			/* where the next poll's PSN reads start */
+	u32 psn_gen;			/* moved on when a modify went unseen */
+	u64 modify_missed;		/* ft_hook_modify_missed() as last read */
 	struct ft_hw_names set_names;
 	struct ft_hw_names port_names;
 	u64 reads, read_ns;		/* the work's reads of the sets, and their time */
