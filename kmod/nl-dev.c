@@ -9,6 +9,7 @@
 #include "fabtrace-nl-gen.h"
 #include "hook.h"
 #include "nl.h"
+#include "pfc.h"
 
 /* --- devices ------------------------------------------------------------- */
 
@@ -66,10 +67,11 @@ static int dev_fill(struct sk_buff *skb, struct ft_dev *dev, const struct net *n
 {
 	struct ft_dev_pcpu tot_buf, *tot = &tot_buf;
 	char name[IB_DEVICE_NAME_MAX];
-	u32 port, nr_live, nr_retired;
+	u32 port, nr_live, nr_retired, nic_links;
 	void *hdr;
 
 	ft_dev_totals(dev, tot);
+	nic_links = ft_pfc_nic_links(dev);
 	spin_lock(&dev->lock);
 	memcpy(name, dev->name, sizeof(name));
 	nr_live = dev->nr_live;
@@ -98,7 +100,8 @@ static int dev_fill(struct sk_buff *skb, struct ft_dev *dev, const struct net *n
 	    nla_put_u8(skb, FABTRACE_A_DEV_HOOKED,
 		       dev->hooked && ft_hook_rxe_attached()) ||
 	    (dev->hooked && put_drops(skb, tot->drops)) ||
-	    (dev->hw && ft_nl_put_dev_hw(skb, dev)))
+	    (dev->hw && ft_nl_put_dev_hw(skb, dev)) ||
+	    (nic_links && nla_put_u32(skb, FABTRACE_A_DEV_PFC_NIC_LINKS, nic_links)))
 		goto err_cancel;
 	rdma_for_each_port(dev->ibdev, port)
 		if (put_port(skb, dev->ibdev, port, net))

@@ -12,9 +12,14 @@
 #include "nl.h"
 #include "pfc.h"
 
-/* One priority's nest; @qps only for a port's (QPs are a port's, not a link's). */
+/*
+ * One priority's nest; @qps only for a port's (QPs are a port's, not a
+ * link's).  What a NIC that counts PFC does not tell is left out, never
+ * given as 0: XOFF and XON apart (@no_split: a link summed has them not),
+ * the quanta (@no_quanta: a link summed is read from its driver).
+ */
 static int put_prio(struct sk_buff *skb, int type, const struct ft_pfc_prio_snap *ps,
-		    unsigned int prio, const u32 *qps)
+		    unsigned int prio, const u32 *qps, bool no_split, bool no_quanta)
 {
 	const struct ft_pfc_prio *s = &ps->sum;
 	struct nlattr *nest;
@@ -24,9 +29,11 @@ static int put_prio(struct sk_buff *skb, int type, const struct ft_pfc_prio_snap
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, FABTRACE_A_PFC_PRIO_PRIO, prio) ||
 	    ft_nl_put_u64(skb, FABTRACE_A_PFC_PRIO_FRAMES, s->frames, FABTRACE_A_PFC_PRIO_PAD) ||
-	    ft_nl_put_u64(skb, FABTRACE_A_PFC_PRIO_XOFF, s->xoff, FABTRACE_A_PFC_PRIO_PAD) ||
-	    ft_nl_put_u64(skb, FABTRACE_A_PFC_PRIO_XON, s->xon, FABTRACE_A_PFC_PRIO_PAD) ||
-	    ft_nl_put_u64(skb, FABTRACE_A_PFC_PRIO_QUANTA, s->quanta, FABTRACE_A_PFC_PRIO_PAD) ||
+	    (!no_split &&
+	     (ft_nl_put_u64(skb, FABTRACE_A_PFC_PRIO_XOFF, s->xoff, FABTRACE_A_PFC_PRIO_PAD) ||
+	      ft_nl_put_u64(skb, FABTRACE_A_PFC_PRIO_XON, s->xon, FABTRACE_A_PFC_PRIO_PAD))) ||
+	    (!no_quanta &&
+	     ft_nl_put_u64(skb, FABTRACE_A_PFC_PRIO_QUANTA, s->quanta, FABTRACE_A_PFC_PRIO_PAD)) ||
 	    ft_nl_put_u64(skb, FABTRACE_A_PFC_PRIO_PAUSED_NS, s->paused_ns,
 			  FABTRACE_A_PFC_PRIO_PAD) ||
 	    ft_nl_put_u64(skb, FABTRACE_A_PFC_PRIO_UNEXPECTED, s->unexpected,
@@ -55,13 +62,19 @@ static int put_link(struct sk_buff *skb, const struct ft_pfc_link_snap *ls)
 	     (nla_put_string(skb, FABTRACE_A_PFC_LINK_NETDEV_NAME, ls->name) ||
 	      nla_put_u32(skb, FABTRACE_A_PFC_LINK_NETDEV_IFINDEX, ls->ifindex) ||
 	      nla_put_u32(skb, FABTRACE_A_PFC_LINK_SPEED, ls->mbps))) ||
-	    ft_nl_put_u64(skb, FABTRACE_A_PFC_LINK_MALFORMED, ls->malformed,
-			  FABTRACE_A_PFC_LINK_PAD) ||
-	    ft_nl_put_u64(skb, FABTRACE_A_PFC_LINK_PAUSE, ls->pause, FABTRACE_A_PFC_LINK_PAD))
+	    /* which NIC it is, like its name, is its namespace's to know */
+	    (ls->visible && ls->driver &&
+	     nla_put_string(skb, FABTRACE_A_PFC_LINK_DRIVER, ls->driver)) ||
+	    (!ls->driver &&
+	     (ft_nl_put_u64(skb, FABTRACE_A_PFC_LINK_MALFORMED, ls->malformed,
+			    FABTRACE_A_PFC_LINK_PAD) ||
+	      ft_nl_put_u64(skb, FABTRACE_A_PFC_LINK_PAUSE, ls->pause,
+			    FABTRACE_A_PFC_LINK_PAD))))
 		goto err_cancel;
 	for (i = 0; i < FT_PAUSE_PRIOS; i++)
-		if (ls->prio[i].sum.frames &&
-		    put_prio(skb, FABTRACE_A_PFC_LINK_PRIO, &ls->prio[i], i, NULL))
+		if ((ls->prio[i].sum.frames || ls->prio[i].sum.paused_ns) &&
+		    put_prio(skb, FABTRACE_A_PFC_LINK_PRIO, &ls->prio[i], i, NULL,
+			     !ls->split, ls->driver))
 			goto err_cancel;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -101,11 +114,15 @@ static int pfc_fill(struct sk_buff *skb, struct ft_dev *dev, u32 port,
 			     FABTRACE_A_PFC_NETDEV_IFINDEX) ||
 	    (ft_nl_port_in_net(dev, port, net) &&
 	     nla_put_u32(skb, FABTRACE_A_PFC_SPEED, s->mbps)) ||
-	    ft_nl_put_u64(skb, FABTRACE_A_PFC_MALFORMED, s->malformed, FABTRACE_A_PFC_PAD) ||
-	    ft_nl_put_u64(skb, FABTRACE_A_PFC_PAUSE, s->pause, FABTRACE_A_PFC_PAD))
+	    (s->ndriver &&
+	     nla_put_u32(skb, FABTRACE_A_PFC_DRIVER_LINKS, s->ndriver)) ||
+	    (!s->ndriver &&
+	     (ft_nl_put_u64(skb, FABTRACE_A_PFC_MALFORMED, s->malformed, FABTRACE_A_PFC_PAD) ||
+	      ft_nl_put_u64(skb, FABTRACE_A_PFC_PAUSE, s->pause, FABTRACE_A_PFC_PAD))))
 		goto err_cancel;
 	for (i = 0; i < FT_PAUSE_PRIOS; i++)
-		if (put_prio(skb, FABTRACE_A_PFC_PRIO, &s->prio[i], i, qps))
+		if (put_prio(skb, FABTRACE_A_PFC_PRIO, &s->prio[i], i, qps, s->nosplit,
+			     s->ndriver))
 			goto err_cancel;
 	for (i = 0; i < s->nlinks; i++)
 		if (put_link(skb, &s->link[i])) {

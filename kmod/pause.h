@@ -184,6 +184,163 @@ static inline u64 ft_pfc_storm_ends(const struct ft_pfc_prio *s,
 	return s->storm_start ? s->until + restore_ns : 0;
 }
 
+/* --- pause a NIC's MAC counted (its driver's ethtool statistics) ---------- */
+
+/*
+ * On a NIC that implements PFC, the MAC consumes the frames: the host sees
+ * none, and only the driver's per-priority counters tell.  What one of
+ * them counts, for one priority:
+ */
+enum ft_pfc_stat {
+	FT_PFC_STAT_FRAMES,	/* pause frames received, XOFF and XON */
+	FT_PFC_STAT_XOFF,	/* XOFF frames received */
+	FT_PFC_STAT_XON,	/* XON frames received */
+	FT_PFC_STAT_PAUSED_US,	/* time the priority was paused, microseconds */
+	FT_PFC_STATS,
+};
+
+/* A driver family's names: "<prefix><prio><suffix>"; a NULL prefix: none. */
+struct ft_pfc_names {
+	const char *family;
+	const char *affix[FT_PFC_STATS][2];
+	bool wrap32;		/* its values wrap at 2^32 (i40e's) */
+	unsigned int min_poll_ms;	/* it refreshes them this often (bnxt: 1 s) */
+};
+
+/* What a counter counted from @last to @v: a wrap, or from 0 after a reset. */
+static inline u64 ft_pfc_stat_delta(u64 last, u64 v, bool wrap32)
+{
+	if (v >= last)
+		return v - last;
+	if (wrap32 && last <= 0xffffffffULL && v <= 0xffffffffULL)
+		return (v - last) & 0xffffffffULL;
+	return v;
+}
+
+/*
+ * Whether the statistic @name (at most @len bytes, NUL-padded as ethtool's
+ * strings are) is one of @t's; its priority in @prio.
+ * Return: its enum ft_pfc_stat, or -1.
+ */
+static inline int ft_pfc_stat_match(const struct ft_pfc_names *t,
+				    const char *name, unsigned int len,
+				    unsigned int *prio)
+{
+	unsigned int k, n, pre, suf;
+
+	for (n = 0; n < len && name[n]; n++)
+		;
+	for (k = 0; k < FT_PFC_STATS; k++) {
+		const char *p = t->affix[k][0], *s = t->affix[k][1];
+
+		if (!p)
+			continue;
+		pre = __builtin_strlen(p);
+		suf = __builtin_strlen(s);
+		if (n != pre + 1 + suf || __builtin_memcmp(name, p, pre) ||
+		    name[pre] < '0' || name[pre] >= '0' + FT_PAUSE_PRIOS ||
+		    __builtin_memcmp(name + pre + 1, s, suf))
+			continue;
+		*prio = name[pre] - '0';
+		return k;
+	}
+	return -1;
+}
+
+/*
+ * Read the driver's counters every @next_ns, @s's pauses are known only
+ * as the time they added up to between two reads: s->paused_ns grows by
+ * the driver's count and s->start stays 0 (no pause in progress to add);
+ * s->since is the start of an unbroken pause (0: none), and s->until when
+ * it is believed to end.  A priority paused at least 7/8 of the time
+ * between two reads was paused all of it (a storm sends XOFFs faster than
+ * they expire); without a time counter, XOFFs in every read stand for it.
+ * A pause seen is believed to last until the next read, as an XOFF's
+ * quanta would say; one not seen again ended after the time counted.
+ */
+#define FT_PFC_NO_TIME	(~0ULL)
+
+/* What one read of a driver's counters found for one priority. */
+struct ft_pfc_read {
+	u64 frames;		/* pause frames, where XOFF and XON are not apart */
+	u64 xoff, xon;		/* where they are */
+	u64 paused_ns;		/* FT_PFC_NO_TIME: not counted */
+};
+
+/**
+ * ft_pfc_poll() - account one priority from its driver's counters
+ * @s: the priority
+ * @last: the previous read
+ * @now: this read
+ * @r: what the driver counted in between
+ * @pfc_on: PFC is enabled for the priority
+ * @detect_ns: the watchdog's detection time; 0: off
+ * @next_ns: the time to the next read
+ *
+ * The driver's time is added whole (a driver that refreshes its counters
+ * less often than it is read gives a second's pause in one read); only
+ * the judgement of a pause held through is bounded by the span.
+ * Return: FT_PFC_* flags, as ft_pfc_frame().
+ */
+static inline unsigned int ft_pfc_poll(struct ft_pfc_prio *s, u64 last, u64 now,
+				       const struct ft_pfc_read *r, bool pfc_on,
+				       u64 detect_ns, u64 next_ns)
+{
+	u64 span = now > last ? now - last : 0, frames = r->frames + r->xoff + r->xon;
+	u64 t = 0;
+	bool held;
+
+	s->frames += frames;
+	s->xoff += r->xoff;
+	s->xon += r->xon;
+	if (!pfc_on)
+		s->unexpected += frames;
+	if (r->paused_ns != FT_PFC_NO_TIME) {
+		s->paused_ns += r->paused_ns;
+		t = r->paused_ns < span ? r->paused_ns : span;
+		held = t * 8 >= span * 7;
+	} else {
+		held = r->xoff || r->frames;
+	}
+	/* no time between the reads to judge a pause by */
+	if (!span)
+		return 0;
+	if (!held) {
+		if (s->since)
+			s->until = last + t;
+		s->since = 0;
+		return 0;
+	}
+	if (!s->since)
+		s->since = last;
+	s->until = now + next_ns;
+	if (detect_ns && !s->storm_start && now - s->since >= detect_ns) {
+		s->storm_start = s->since;
+		s->storms++;
+		return FT_PFC_STORM_START;
+	}
+	return 0;
+}
+
+/*
+ * @s is counted another way from @now on: what it counted stays, no
+ * pause is in progress for the new way, nor an unbroken one.
+ */
+static inline void ft_pfc_switch(struct ft_pfc_prio *s, u64 now)
+{
+	s->paused_ns = ft_pfc_paused(s, now);
+	s->start = 0;
+	s->since = 0;
+	if (s->until > now)
+		s->until = now;
+}
+
+/* Whether @s, counted by ft_pfc_poll(), is paused at @now. */
+static inline bool ft_pfc_poll_paused(const struct ft_pfc_prio *s, u64 now)
+{
+	return s->since && s->until > now;
+}
+
 /*
  * Add what @s counted to @sum, its paused time up to @now: a port's
  * figures are its links' sums, and a link dropped from a port leaves its

@@ -17,8 +17,21 @@
 #include "dev.h"
 #include "events.h"
 #include "pfc.h"
+#include "pfc-drv.h"
 #include "policy.h"
 #include "qp.h"
+
+/*
+ * A NIC that implements PFC consumes the frames in its MAC, and only its
+ * driver's counters tell: read them this often (each read is commands to
+ * the NIC's firmware on mlx5), and look for such counters on the others
+ * every FT_PFC_RELOOK_MS (mlx5 lists a priority's once PFC is on for it).
+ */
+static unsigned int pfc_poll_ms = 200;
+module_param(pfc_poll_ms, uint, 0644);
+MODULE_PARM_DESC(pfc_poll_ms, "NICs that count PFC in hardware: how often their pause counters are read, ms (default 200, at least 50)");
+#define FT_PFC_POLL_MIN_MS	50U
+#define FT_PFC_RELOOK_MS	10000
 
 /* 802.1Qbb frames go to this address; a NIC's filter must let them in. */
 static const u8 pfc_addr[ETH_ALEN] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
@@ -64,8 +77,11 @@ static void link_frame(struct ft_pfc_link *link, const struct ft_pause *pause)
 		detect_ns = (u64)pol->wd_detect_ms * NSEC_PER_MSEC;
 	}
 	spin_lock_irqsave(&pp->lock, flags);
-	/* dropped meanwhile: its figures are in the port's sums already */
-	if (!link->live)
+	/*
+	 * Dropped meanwhile: its figures are in the port's sums already.  Or
+	 * its NIC counts: a frame that reached the host was counted there.
+	 */
+	if (!link->live || link->driver)
 		goto unlock;
 	if (!pause) {
 		link->malformed++;
@@ -394,12 +410,13 @@ void ft_pfc_qps(const struct ft_dev *dev, u32 port, struct pid_namespace *ns,
 
 /* Add @s to the figures of @ps at @now: its sums, and the worst state. */
 static void prio_snap_add(struct ft_pfc_prio_snap *ps, const struct ft_pfc_prio *s,
-			  u64 now)
+			  u64 now, bool polled)
 {
 	ft_pfc_fold(&ps->sum, s, now);
 	if (s->storm_start)
 		ps->state = FABTRACE_PFC_STATE_STORM;
-	else if (ft_pfc_is_paused(s, now) && ps->state != FABTRACE_PFC_STATE_STORM)
+	else if ((polled ? ft_pfc_poll_paused(s, now) : ft_pfc_is_paused(s, now)) &&
+		 ps->state != FABTRACE_PFC_STATE_STORM)
 		ps->state = FABTRACE_PFC_STATE_PAUSED;
 }
 
@@ -446,7 +463,7 @@ struct ft_pfc_snap *ft_pfc_snap(const struct ft_dev *dev, u32 port,
 	s->malformed = pp->malformed;
 	s->pause = pp->pause;
 	for (i = 0; i < FT_PAUSE_PRIOS; i++)
-		prio_snap_add(&s->prio[i], &pp->gone[i], now);
+		prio_snap_add(&s->prio[i], &pp->gone[i], now, false);
 	list_for_each_entry(link, &pp->links, node) {
 		ls = &s->link[s->nlinks++];
 		/* a link's netdev keeps its namespace: it is dropped before a move */
@@ -456,17 +473,40 @@ struct ft_pfc_snap *ft_pfc_snap(const struct ft_dev *dev, u32 port,
 			ls->ifindex = link->ndev->ifindex;
 		}
 		ls->mbps = link->mbps;
+		ls->driver = link->driver ? link->driver->family : NULL;
+		/* XOFF and XON apart: ice's and i40e's, not mlx5's nor bnxt's */
+		ls->split = !link->driver || link->driver->affix[FT_PFC_STAT_XOFF][0];
+		s->ndriver += !!link->driver;
+		s->nosplit += !ls->split;
 		ls->malformed = link->malformed;
 		ls->pause = link->pause;
 		s->malformed += link->malformed;
 		s->pause += link->pause;
 		for (i = 0; i < FT_PAUSE_PRIOS; i++) {
-			prio_snap_add(&ls->prio[i], &link->prio[i], now);
-			prio_snap_add(&s->prio[i], &link->prio[i], now);
+			prio_snap_add(&ls->prio[i], &link->prio[i], now, !!link->driver);
+			prio_snap_add(&s->prio[i], &link->prio[i], now, !!link->driver);
 		}
 	}
 	spin_unlock_irqrestore(&pp->lock, flags);
 	return s;
+}
+
+/* How many links of @dev's ports are counted from their driver's counters. */
+u32 ft_pfc_nic_links(const struct ft_dev *dev)
+{
+	struct ft_pfc_link *link;
+	unsigned long flags;
+	u32 p, n = 0;
+
+	for (p = 0; p < dev->pfc->nports; p++) {
+		struct ft_pfc_port *pp = &dev->pfc->port[p];
+
+		spin_lock_irqsave(&pp->lock, flags);
+		list_for_each_entry(link, &pp->links, node)
+			n += !!link->driver;
+		spin_unlock_irqrestore(&pp->lock, flags);
+	}
+	return n;
 }
 
 /* --- the storm watchdog ----------------------------------------------------- */
@@ -555,6 +595,11 @@ static void wd_fn(struct work_struct *work)
 					FABTRACE_EVENT_KIND_STORM_END, i,
 					s->until - s->storm_start };
 				s->storm_start = 0;
+				/*
+				 * A pause read late from a driver's counters
+				 * starts another storm, not this one again
+				 */
+				s->since = 0;
 			}
 			link->storm_new = 0;
 			ifindex = n ? link_ident(link, name) : 0;
@@ -565,6 +610,130 @@ static void wd_fn(struct work_struct *work)
 	rcu_read_unlock();
 	if (next != U64_MAX)
 		schedule_delayed_work(&pfc->wd, nsecs_to_jiffies(next - now) + 1);
+}
+
+/* --- NICs that count PFC themselves ---------------------------------------- */
+
+/*
+ * Context: RTNL.  Whether @link's driver counts its PFC (ft_pfc_drv_look()
+ * says when it looks again).  From a change on, the link counts the other
+ * way, what it counted kept.
+ */
+static void link_look(struct ft_pfc_port *pp, struct ft_pfc_link *link)
+{
+	const struct ft_pfc_names *names;
+	unsigned long flags;
+	unsigned int i;
+	int ret;
+	u64 now;
+
+	ret = ft_pfc_drv_look(&link->drv, link->ndev);
+	/* a failed look (no memory) changes nothing: the next one may do */
+	if (ret < 0)
+		return;
+	names = ret ? ft_pfc_drv_names(link->drv) : NULL;
+	if (link->drv && !names)
+		/* mlx5's list grows as PFC is turned on: look now and then */
+		queue_delayed_work(system_long_wq, &pp->pfc->poll,
+				   msecs_to_jiffies(FT_PFC_RELOOK_MS));
+	if (names == link->driver)
+		return;
+	spin_lock_irqsave(&pp->lock, flags);
+	now = ktime_get_ns();
+	for (i = 0; i < FT_PAUSE_PRIOS; i++)
+		ft_pfc_switch(&link->prio[i], now);
+	link->driver = names;
+	spin_unlock_irqrestore(&pp->lock, flags);
+	link->polled = now;
+	link->due = jiffies;
+	if (names)
+		mod_delayed_work(system_long_wq, &pp->pfc->poll, 0);
+}
+
+/*
+ * Context: RTNL.  Account what @link's driver counted since the last
+ * read; the next read is due @next_ms later.
+ * Return: whether a storm started.
+ */
+static bool link_poll(struct ft_pfc_port *pp, struct ft_pfc_link *link,
+		      unsigned int next_ms)
+{
+	struct ft_pfc_read r[FT_PAUSE_PRIOS];
+	const struct ft_port_policy *pol;
+	u64 t0, now, detect_ns = 0;
+	unsigned long flags;
+	bool ev = false;
+	unsigned int i;
+	u8 pfc_on = 0;
+	int err;
+
+	t0 = ktime_get_ns();
+	err = ft_pfc_drv_read(link->drv, link->ndev, r);
+	/* a read is commands to the NIC's firmware: it was taken halfway */
+	now = t0 + (ktime_get_ns() - t0) / 2;
+	/*
+	 * The list changed (its names may be another's, or none), or it is
+	 * time to read its names again.  Counts not read wait for the next.
+	 */
+	if (err == -EAGAIN)
+		link_look(pp, link);
+	if (err)
+		return false;
+	rcu_read_lock();
+	pol = ft_policy_port(pp->pfc->dev, pp->num);
+	if (pol) {
+		pfc_on = pol->pfc;
+		detect_ns = (u64)pol->wd_detect_ms * NSEC_PER_MSEC;
+	}
+	rcu_read_unlock();
+	spin_lock_irqsave(&pp->lock, flags);
+	for (i = 0; i < FT_PAUSE_PRIOS; i++)
+		if (ft_pfc_poll(&link->prio[i], link->polled, now, &r[i], pfc_on & BIT(i),
+				detect_ns, (u64)next_ms * NSEC_PER_MSEC) & FT_PFC_STORM_START) {
+			link->storm_new |= BIT(i);
+			ev = true;
+		}
+	spin_unlock_irqrestore(&pp->lock, flags);
+	link->polled = now;
+	return ev;
+}
+
+/*
+ * Read the counters of every link whose driver counts PFC, when due, and
+ * look again at those whose driver has statistics but none of PFC.
+ * Under the RTNL, as ethtool calls drivers; a port at a time.
+ */
+static void poll_fn(struct work_struct *work)
+{
+	struct ft_pfc *pfc = container_of(to_delayed_work(work), struct ft_pfc, poll);
+	unsigned int ms = max(READ_ONCE(pfc_poll_ms), FT_PFC_POLL_MIN_MS), next;
+	struct ft_pfc_link *link;
+	bool any = false, ev = false;
+	u32 p;
+
+	for (p = 0; p < pfc->nports; p++) {
+		struct ft_pfc_port *pp = &pfc->port[p];
+
+		rtnl_lock();
+		list_for_each_entry(link, &pp->links, node) {
+			if (!link->driver) {
+				link_look(pp, link);
+				continue;
+			}
+			any = true;
+			if (time_before(jiffies, link->due))
+				continue;
+			/* a driver that refreshes its counters less often is read as often */
+			next = max(ms, link->driver->min_poll_ms);
+			link->due = jiffies + msecs_to_jiffies(next);
+			ev |= link_poll(pp, link, next);
+		}
+		rtnl_unlock();
+	}
+	if (ev)
+		mod_delayed_work(system_wq, &pfc->wd, 0);
+	if (any)
+		mod_delayed_work(system_long_wq, &pfc->poll, msecs_to_jiffies(ms));
 }
 
 /* --- ports and their links -------------------------------------------------- */
@@ -609,6 +778,8 @@ static void link_drop(struct ft_pfc_port *pp, struct ft_pfc_link *link, bool qui
 	if (!quiet)
 		storm_send(pp, ev, n, ifindex, name);
 	dev_mc_del(link->ndev, pfc_addr);
+	/* RTNL's, as is the poll that reads it */
+	ft_pfc_drv_free(link->drv);
 	dev_put(link->ndev);
 	kfree_rcu(link, rcu);
 }
@@ -629,6 +800,9 @@ static void link_want(struct ft_pfc_port *pp, struct net_device *ndev)
 	list_for_each_entry(link, &pp->links, node)
 		if (link->ndev == ndev) {
 			link->seen = true;
+			/* one whose driver had no statistics then: it may have now */
+			if (!link->drv)
+				link_look(pp, link);
 			return;
 		}
 	/* a failure is the allocator's to report: the link is not counted */
@@ -653,6 +827,7 @@ static void link_want(struct ft_pfc_port *pp, struct net_device *ndev)
 	list_add_tail_rcu(&link->node, &pp->links);
 	pp->nlinks++;
 	spin_unlock_irqrestore(&pp->lock, flags);
+	link_look(pp, link);
 	/* last: the frame handler finds it whole */
 	hash_add_rcu(pfc_links, &link->hnode, (unsigned long)ndev);
 }
@@ -742,6 +917,7 @@ static int pfc_dev_add(struct ft_dev *dev)
 	pfc->nports = nports;
 	INIT_LIST_HEAD(&pfc->node);
 	INIT_DELAYED_WORK(&pfc->wd, wd_fn);
+	INIT_DELAYED_WORK(&pfc->poll, poll_fn);
 	for (p = 0; p < nports; p++) {
 		spin_lock_init(&pfc->port[p].lock);
 		pfc->port[p].pfc = pfc;
@@ -771,7 +947,7 @@ static void pfc_dev_attach(struct ft_dev *dev)
 
 /*
  * Stop, in the reverse order: the notifier forgets the device, the frame
- * handler its links, then the watchdog stops.  Context: process; frames
+ * handler and the poll its links, then the watchdog stops.  Context: process; frames
  * may still arrive.
  */
 static void pfc_dev_detach(struct ft_dev *dev)
@@ -793,6 +969,8 @@ static void pfc_dev_detach(struct ft_dev *dev)
 		dev_put(old);
 	}
 	rtnl_unlock();
+	/* the poll finds no link to read, nor to queue the watchdog for */
+	cancel_delayed_work_sync(&pfc->poll);
 	/* a frame handler that found a link before it was dropped is done */
 	synchronize_rcu();
 	/* and none can queue it again */

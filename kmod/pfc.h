@@ -15,6 +15,7 @@
 struct ft_dev;
 struct ft_dev_part;
 struct ft_pfc;
+struct ft_pfc_drv;
 struct ft_pfc_port;
 struct ft_qp;
 struct net;
@@ -37,6 +38,15 @@ struct ft_pfc_link {
 	struct rcu_head rcu;
 	bool live;			/* cleared under the lock when dropped */
 	bool seen;			/* port_rebuild()'s mark; RTNL */
+	/*
+	 * The NIC counts its PFC (its MAC consumes the frames): the driver's
+	 * counters are read every pfc_poll_ms, frames reaching the host are
+	 * not counted.  Set under the RTNL and the lock.
+	 */
+	const struct ft_pfc_names *driver;	/* its family of names; NULL: frames */
+	struct ft_pfc_drv *drv;		/* the driver's statistics; RTNL */
+	u64 polled;			/* the last read of them; RTNL */
+	unsigned long due;		/* jiffies the next read is due; RTNL */
 	u32 mbps;			/* its own speed; 0: unknown */
 	u8 storm_new;			/* priorities whose storm-start is unsent */
 	u64 malformed;
@@ -72,6 +82,7 @@ struct ft_pfc {
 	struct ft_dev *dev;
 	struct list_head node;		/* pfc_all: RTNL */
 	struct delayed_work wd;		/* storm events and storm ends */
+	struct delayed_work poll;	/* links whose driver counts PFC */
 	u32 nports;
 	struct ft_pfc_port port[];
 };
@@ -85,6 +96,8 @@ struct ft_pfc_prio_snap {
 /* A copy of one link's state, for replies. */
 struct ft_pfc_link_snap {
 	char name[IFNAMSIZ];
+	const char *driver;		/* the family of names it is read by; NULL: frames */
+	bool split;			/* XOFF and XON are counted apart */
 	u32 ifindex;
 	bool visible;			/* in the reader's network namespace */
 	u32 mbps;
@@ -95,6 +108,8 @@ struct ft_pfc_link_snap {
 /* A copy of one port's PFC state, its links' sums and each link's. */
 struct ft_pfc_snap {
 	u32 mbps;
+	u32 ndriver;			/* links read from their driver */
+	u32 nosplit;			/* of them, without XOFF and XON apart */
 	u64 malformed, pause;
 	struct ft_pfc_prio_snap prio[FT_PAUSE_PRIOS];
 	u32 nlinks;
@@ -113,6 +128,7 @@ void ft_pfc_qps(const struct ft_dev *dev, u32 port, struct pid_namespace *ns,
 		u32 *n);
 
 u8 ft_qp_prio(const struct ft_dev *dev, const struct ft_qp *qp);
+u32 ft_pfc_nic_links(const struct ft_dev *dev);
 void ft_pfc_qp_reset(const struct ft_dev *dev, struct ft_qp *qp);
 u64 ft_pfc_qp_paused_us(struct ft_dev *dev, const struct ft_qp *qp);
 #ifdef CONFIG_FABTRACE_BENCH

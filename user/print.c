@@ -460,7 +460,8 @@ static void print_port(struct out *o, const struct ft_dev_rec *r, const struct f
 
 /*
  * What fabtrace counts a device from: its taps (soft-RoCE), or what the
- * NIC counts: counter sets (per QP), port counters; or nothing.
+ * NIC counts: counter sets (per QP), port counters, and its ports' PFC
+ * counters where the NIC consumes PFC frames; or nothing.
  */
 static void print_sources(struct out *o, const struct ft_dev_rec *r)
 {
@@ -487,9 +488,16 @@ static void print_sources(struct out *o, const struct ft_dev_rec *r)
 			out_text(o, "%s port counters", any ? "," : "");
 			any = true;
 		}
-		if (!any)
-			out_text(o, " none");
 	}
+	/* the NIC's own PFC counters, on a tapped device too */
+	if (r->pfc_nic_links) {
+		out_str(o, PRINT_JSON, NULL, NULL, "pfc_counters");
+		if (text == PRINT_ANY)
+			out_text(o, "%s NIC's PFC counters", any ? "," : "");
+		any = true;
+	}
+	if (r->hw.present && !any)
+		out_text(o, " none");
 	out_arr_end(o);
 }
 
@@ -949,9 +957,12 @@ static void print_prio(struct out *o, const struct ft_pfc_prio_rec *p)
 	out_obj_begin(o, NULL);
 	out_u64(o, PRINT_ANY, "prio", "    prio %llu", PV(p, PRIO));
 	out_count(o, PRINT_ANY, "frames", " frames %s", PV(p, FRAMES));
-	out_count(o, PRINT_ANY, "xoff", " xoff %s", PV(p, XOFF));
-	out_count(o, PRINT_ANY, "xon", " xon %s", PV(p, XON));
-	out_u64(o, PRINT_JSON, "quanta", NULL, PV(p, QUANTA));
+	/* a NIC that counts PFC itself does not tell them */
+	if (p->have & (1u << FABTRACE_A_PFC_PRIO_XOFF)) {
+		out_count(o, PRINT_ANY, "xoff", " xoff %s", PV(p, XOFF));
+		out_count(o, PRINT_ANY, "xon", " xon %s", PV(p, XON));
+		out_u64(o, PRINT_JSON, "quanta", NULL, PV(p, QUANTA));
+	}
 	out_u64(o, PRINT_JSON, "paused_ns", NULL, PV(p, PAUSED_NS));
 	if (out_numeric(o))
 		out_text(o, " paused %lluns", (unsigned long long)PV(p, PAUSED_NS));
@@ -979,8 +990,15 @@ void print_pfc(struct out *o, const struct ft_pfc_rec *r, bool all)
 		else
 			out_text(o, " speed unknown");
 	}
-	out_count(o, PRINT_ANY, "malformed", " malformed %s", r->malformed);
-	out_count(o, PRINT_ANY, "pause", " pause %s\n", r->pause);
+	if (r->driver_links) {
+		/* the NIC consumed the frames: its driver's counters, no frame seen */
+		out_str(o, PRINT_JSON, "source", NULL, "nic");
+		out_str(o, PRINT_ANY, "driver", " counted by the NIC (%s)\n", r->driver);
+	} else {
+		out_str(o, PRINT_JSON, "source", NULL, "host");
+		out_count(o, PRINT_ANY, "malformed", " malformed %s", r->malformed);
+		out_count(o, PRINT_ANY, "pause", " pause %s\n", r->pause);
+	}
 	out_arr_begin(o, "prio");
 	for (i = 0; i < 8; i++) {
 		const struct ft_pfc_prio_rec *p = &r->prio[i];

@@ -433,6 +433,9 @@ static int dev_cb(const struct nlattr *a, void *data)
 	case FABTRACE_A_DEV_MALFORMED:
 		get_uint(a, &r->malformed);
 		break;
+	case FABTRACE_A_DEV_PFC_NIC_LINKS:
+		get_u32(a, &r->pfc_nic_links);
+		break;
 	case FABTRACE_A_DEV_HOOKED:
 		if (mnl_attr_get_payload_len(a) == 1)
 			r->hooked = mnl_attr_get_u8(a);
@@ -745,6 +748,15 @@ static int pfc_prio_cb(const struct nlattr *a, void *data)
 	return MNL_CB_OK;
 }
 
+static int pfc_link_cb(const struct nlattr *a, void *data)
+{
+	struct ft_pfc_rec *r = data;
+
+	if (mnl_attr_get_type(a) == FABTRACE_A_PFC_LINK_DRIVER && !r->driver[0])
+		get_str(a, r->driver, sizeof(r->driver));
+	return MNL_CB_OK;
+}
+
 static int pfc_cb(const struct nlattr *a, void *data)
 {
 	struct ft_pfc_rec *r = data;
@@ -770,7 +782,13 @@ static int pfc_cb(const struct nlattr *a, void *data)
 		r->have_speed = get_u32(a, &r->speed);
 		break;
 	case FABTRACE_A_PFC_MALFORMED:
-		get_uint(a, &r->malformed);
+		r->have_malformed = get_uint(a, &r->malformed);
+		break;
+	case FABTRACE_A_PFC_DRIVER_LINKS:
+		get_u32(a, &r->driver_links);
+		break;
+	case FABTRACE_A_PFC_LINK:
+		mnl_attr_parse_nested(a, pfc_link_cb, r);
 		break;
 	case FABTRACE_A_PFC_PAUSE:
 		get_uint(a, &r->pause);

@@ -130,6 +130,7 @@ struct ft_dev_rec {
 	unsigned int nports;
 	struct ft_port ports[FT_MAX_PORTS];
 	struct ft_dev_hw hw;
+	uint32_t pfc_nic_links;	/* links whose NIC counts PFC (pfc show) */
 };
 
 struct ft_qp_rec {
@@ -211,6 +212,9 @@ struct ft_pfc_rec {
 	uint32_t dev_index, port, ifindex, speed;
 	bool have_speed;		/* not to readers in another netns */
 	uint64_t malformed, pause;
+	bool have_malformed;		/* not from a NIC that counts PFC */
+	uint32_t driver_links;		/* links read from their driver's counters */
+	char driver[16];		/* the first one's family of names */
 	char dev[FT_NAME_LEN];
 	char netdev[FT_IFNAME_LEN];
 	struct ft_pfc_prio_rec prio[8];

@@ -478,4 +478,173 @@ TEST(qp_share_past_71_minutes)
 	EXPECT_EQ(4294970301ULL, ft_pfc_share(base, 0, true) / us);
 }
 
+/* --- a NIC's own counters, read by a poll --------------------------------- */
+
+static const struct ft_pfc_names mlx5_like = {
+	"mlx5", {
+		[FT_PFC_STAT_FRAMES] = { "rx_prio", "_pause" },
+		[FT_PFC_STAT_PAUSED_US] = { "rx_prio", "_pause_duration" } },
+	.wrap32 = false };
+
+static const struct ft_pfc_names ice_like = {
+	"ice", {
+		[FT_PFC_STAT_XOFF] = { "rx_priority_", "_xoff.nic" },
+		[FT_PFC_STAT_XON] = { "rx_priority_", "_xon.nic" } },
+	.wrap32 = false };
+
+TEST(driver_names)
+{
+	/* ethtool's strings: 32 bytes, NUL-padded, and one that fills them */
+	char full[32];
+	unsigned int prio = 99;
+
+	EXPECT_EQ(FT_PFC_STAT_FRAMES, ft_pfc_stat_match(&mlx5_like, "rx_prio3_pause", 32, &prio));
+	EXPECT_EQ(3, prio);
+	EXPECT_EQ(FT_PFC_STAT_PAUSED_US,
+		  ft_pfc_stat_match(&mlx5_like, "rx_prio7_pause_duration", 32, &prio));
+	EXPECT_EQ(7, prio);
+	/* near misses: another counter, priority 8, two digits, tx, a bare prefix */
+	EXPECT_EQ(-1, ft_pfc_stat_match(&mlx5_like, "rx_prio3_pause_transition", 32, &prio));
+	EXPECT_EQ(-1, ft_pfc_stat_match(&mlx5_like, "rx_prio8_pause", 32, &prio));
+	EXPECT_EQ(-1, ft_pfc_stat_match(&mlx5_like, "rx_prio13_pause", 32, &prio));
+	EXPECT_EQ(-1, ft_pfc_stat_match(&mlx5_like, "tx_prio3_pause", 32, &prio));
+	EXPECT_EQ(-1, ft_pfc_stat_match(&mlx5_like, "rx_prio", 32, &prio));
+	EXPECT_EQ(-1, ft_pfc_stat_match(&mlx5_like, "rx_prio3_bytes", 32, &prio));
+	EXPECT_EQ(FT_PFC_STAT_XOFF, ft_pfc_stat_match(&ice_like, "rx_priority_5_xoff.nic", 32, &prio));
+	EXPECT_EQ(5, prio);
+	EXPECT_EQ(FT_PFC_STAT_XON, ft_pfc_stat_match(&ice_like, "rx_priority_0_xon.nic", 32, &prio));
+	/* no NUL in 32 bytes: read no further */
+	memset(full, 'x', sizeof(full));
+	memcpy(full, "rx_prio1_pause", 14);
+	EXPECT_EQ(-1, ft_pfc_stat_match(&mlx5_like, full, sizeof(full), &prio));
+	/* the length bounds the name: what follows is not read */
+	EXPECT_EQ(FT_PFC_STAT_FRAMES, ft_pfc_stat_match(&mlx5_like, full, 14, &prio));
+}
+
+TEST(driver_deltas)
+{
+	/* 64-bit counters go up; one lower was reset: it counted from 0 */
+	EXPECT_EQ(5, ft_pfc_stat_delta(10, 15, false));
+	EXPECT_EQ(3, ft_pfc_stat_delta(10, 3, false));
+	/* 32-bit ones wrap */
+	EXPECT_EQ(6, ft_pfc_stat_delta(0xfffffffeULL, 4, true));
+	EXPECT_EQ(0, ft_pfc_stat_delta(7, 7, true));
+}
+
+/* What a read found: frames (not apart) and a time; FT_PFC_NO_TIME: none. */
+static struct ft_pfc_read rd(u64 frames, u64 paused_ns)
+{
+	return (struct ft_pfc_read){ .frames = frames, .paused_ns = paused_ns };
+}
+
+/* Reads every 100 ms of a priority paused the whole time, with a time counter. */
+TEST(poll_storm)
+{
+	struct ft_pfc_prio s = {};
+	const u64 detect = 200 * MS, restore = 2000 * MS, next = 100 * MS;
+	struct ft_pfc_read r;
+	unsigned int k, ret, storms = 0;
+	u64 t = T0;
+
+	/* a short pause: 10 ms of 100 */
+	r = rd(3, 10 * MS);
+	EXPECT_EQ(0, ft_pfc_poll(&s, t, t + next, &r, true, detect, next));
+	t += next;
+	EXPECT_EQ(3, s.frames);
+	EXPECT_EQ(10 * MS, s.paused_ns);
+	EXPECT_EQ(0, s.since);
+	EXPECT_FALSE(ft_pfc_poll_paused(&s, t));
+	/* then paused through, from T0 + 100 ms: a storm at the read 200 ms after */
+	for (k = 0; k < 6; k++) {
+		r = rd(20, 95 * MS);
+		ret = ft_pfc_poll(&s, t, t + next, &r, true, detect, next);
+		t += next;
+		if (ret & FT_PFC_STORM_START) {
+			storms++;
+			EXPECT_EQ(1, k) TH_LOG("the storm started at read %u", k);
+		}
+		EXPECT_TRUE(ft_pfc_poll_paused(&s, t));
+	}
+	EXPECT_EQ(1, storms);
+	EXPECT_EQ(1, s.storms);
+	EXPECT_EQ(T0 + next, s.storm_start);
+	EXPECT_EQ(t + next + restore, ft_pfc_storm_ends(&s, restore));
+	/* the pause ends 40 ms into the next read: the storm, restore after */
+	r = rd(2, 40 * MS);
+	EXPECT_EQ(0, ft_pfc_poll(&s, t, t + next, &r, true, detect, next));
+	EXPECT_EQ(0, s.since);
+	EXPECT_EQ(t + 40 * MS, s.until);
+	EXPECT_EQ(t + 40 * MS + restore, ft_pfc_storm_ends(&s, restore));
+	EXPECT_EQ(10 * MS + 6 * 95 * MS + 40 * MS, s.paused_ns);
+	EXPECT_EQ(3 + 6 * 20 + 2, s.frames);
+	EXPECT_EQ(0, s.xoff);
+	EXPECT_EQ(0, s.start);
+}
+
+TEST(poll_unexpected_and_no_time)
+{
+	struct ft_pfc_prio s = {};
+	const u64 next = 100 * MS;
+	struct ft_pfc_read r = { .xoff = 3, .xon = 1, .paused_ns = FT_PFC_NO_TIME };
+
+	/* ice: XOFF and XON apart, no time; PFC off: every frame is unexpected */
+	EXPECT_EQ(0, ft_pfc_poll(&s, T0, T0 + next, &r, false, 0, next));
+	EXPECT_EQ(4, s.frames);
+	EXPECT_EQ(3, s.xoff);
+	EXPECT_EQ(1, s.xon);
+	EXPECT_EQ(4, s.unexpected);
+	EXPECT_EQ(0, s.paused_ns);
+	/* XOFFs stand for a pause held */
+	EXPECT_TRUE(ft_pfc_poll_paused(&s, T0 + next));
+	EXPECT_EQ(T0, s.since);
+	/* XONs alone do not */
+	r = (struct ft_pfc_read){ .xon = 5, .paused_ns = FT_PFC_NO_TIME };
+	EXPECT_EQ(0, ft_pfc_poll(&s, T0 + next, T0 + 2 * next, &r, true, 0, next));
+	EXPECT_FALSE(ft_pfc_poll_paused(&s, T0 + 2 * next));
+	EXPECT_EQ(0, s.since);
+	/* the watchdog off: no storm however long */
+	r = (struct ft_pfc_read){ .xoff = 1, .paused_ns = FT_PFC_NO_TIME };
+	EXPECT_EQ(0, ft_pfc_poll(&s, T0 + 2 * next, T0 + 50 * next, &r, true, 0, next));
+	EXPECT_EQ(0, s.storms);
+}
+
+/* bnxt refreshes its counters once a second: a second's pause in one read */
+TEST(poll_time_past_the_span)
+{
+	struct ft_pfc_prio s = {};
+	const u64 next = 100 * MS;
+	struct ft_pfc_read r = rd(1, 1000 * MS);
+
+	/* all of it counted, the span judged by what fits in it */
+	EXPECT_EQ(0, ft_pfc_poll(&s, T0, T0 + next, &r, true, 0, next));
+	EXPECT_EQ(1000 * MS, s.paused_ns);
+	EXPECT_TRUE(ft_pfc_poll_paused(&s, T0 + next));
+	/* no span (two reads at one instant): counted, not judged */
+	r = rd(1, 5 * MS);
+	EXPECT_EQ(0, ft_pfc_poll(&s, T0 + next, T0 + next, &r, true, 1, next));
+	EXPECT_EQ(1005 * MS, s.paused_ns);
+	EXPECT_EQ(T0, s.since);
+	EXPECT_EQ(0, s.storms);
+}
+
+/* A link that turns to its driver's counters keeps what it counted, and no pause. */
+TEST(switch_to_driver)
+{
+	struct ft_pfc_prio s = {};
+	struct ft_pfc_read r = rd(0, 0);
+
+	/* an XOFF of 3.355 ms at 10 Gb/s, 1 ms before the switch */
+	ft_pfc_frame(&s, T0, 65535, 10000, true, 0);
+	ft_pfc_switch(&s, T0 + MS);
+	EXPECT_EQ(MS, s.paused_ns);
+	EXPECT_EQ(0, s.start);
+	EXPECT_EQ(0, s.since);
+	EXPECT_EQ(T0 + MS, s.until);
+	/* the paused time no longer grows with the clock, nor goes back */
+	EXPECT_EQ(MS, ft_pfc_paused(&s, T0 + 100 * MS));
+	EXPECT_EQ(0, ft_pfc_poll(&s, T0 + MS, T0 + 101 * MS, &r, true, 50 * MS, 100 * MS));
+	EXPECT_EQ(MS, ft_pfc_paused(&s, T0 + 200 * MS));
+	EXPECT_EQ(0, s.storms);
+}
+
 TEST_HARNESS_MAIN
