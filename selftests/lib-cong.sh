@@ -253,6 +253,25 @@ cong_mon_wait() {
 	wait_for "${4:-30}" _mon_has "$1" "$2" "$n"
 }
 
+# cong_pfc_storm DURING AFTER: B pauses priority 3 of A's data NIC for
+# 600 ms, 120 XOFFs of 65535 quanta 5 ms apart (ft_pfc), while A's
+# monitor "mon" runs; A's pfc show of rxe0 goes to the file DURING once
+# storm-start came, to AFTER once storm-end did (waits that log a miss).
+cong_pfc_storm() {
+	local inj
+
+	peer "$FT_PROGS/ft_pfc --ifname \$FT_NETDEV --prio 3 --quanta 65535 --count 120 --interval-us 5000" \
+		>"$CONG_OUT/storm.json" 2>"$CONG_OUT/storm.err" &
+	inj=$!
+	bg_add $inj
+	cong_mon_wait mon 'select(.kind == "storm-start")' 1 10 || log "no storm-start event"
+	"$CONG_CLI" -j pfc show dev rxe0 >"$1"
+	wait "$inj" || log "ft_pfc storm: exit $?"
+	log "ft_pfc storm: $(jq -c . "$CONG_OUT/storm.json" 2>/dev/null)"
+	cong_mon_wait mon 'select(.kind == "storm-end")' 1 15 || log "no storm-end event"
+	"$CONG_CLI" -j pfc show dev rxe0 >"$2"
+}
+
 # cong_mon_stop NAME: end the monitor (SIGINT) and collect its status.  A
 # monitor on the peer gets SIGTERM from the agent when its local client
 # dies (the client, a background job, ignores SIGINT); its status is lost.

@@ -205,16 +205,7 @@ ktap_result "misconfigured events: 1 for QP $q0, 0 for QP $q3 ($ev0, $ev3)" test
 ktap_assert "policy set pfc-watchdog detect 200 restore 2000" \
 	"$CONG_CLI" policy set dev rxe0 pfc-watchdog detect 200 restore 2000
 ktap_assert "A: capture of the storm's frames started" cap_start "$O/storm.pcap" "${CONG_CAP[@]}" -- ether proto 0x8808
-peer "$FT_PROGS/ft_pfc --ifname \$FT_NETDEV --prio 3 --quanta $QUANTA --count 120 --interval-us 5000" \
-	>"$O/storm.json" 2>"$O/storm.err" &
-inj=$!
-bg_add $inj
-cong_mon_wait mon 'select(.kind == "storm-start")' 1 10 || log "no storm-start event"
-pfc_json "$O/pfc2.json"
-wait "$inj" || log "ft_pfc storm: exit $?"
-log "ft_pfc storm: $(jq -c . "$O/storm.json" 2>/dev/null)"
-cong_mon_wait mon 'select(.kind == "storm-end")' 1 15 || log "no storm-end event"
-pfc_json "$O/pfc3.json"
+cong_pfc_storm "$O/pfc2.json" "$O/pfc3.json"
 cong_mon_stop mon
 cap_stop "$O/storm.pcap" || log "tcpdump did not end well"
 jq -c 'select(.kind == "storm-start" or .kind == "storm-end")' "$O/mon.mon" | sed 's/^/# event: /'

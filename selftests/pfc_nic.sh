@@ -41,8 +41,8 @@ nic_cleanup() {
 	rmmod ft_dcbnl 2>/dev/null || true
 	modprobe fabtrace || true
 }
-cong_init pfc_nic
 at_exit nic_cleanup
+cong_init pfc_nic
 O=$CONG_OUT
 ktap_plan 16
 [ -x "$FT_PROGS/ft_pfc" ] || fail_all "no ft_pfc in $FT_PROGS"
@@ -109,15 +109,7 @@ cong_eq "priority 3: not unexpected (PFC on)" "$(pv "$O/pfc2.json" 3 unexpected)
 # the first read's span, paused only in part, does not count)
 ktap_assert "monitor on A receives events" cong_mon_start mon self
 ktap_assert "A: capture of the storm's frames started" cap_start "$O/storm.pcap" "${CONG_CAP[@]}" -- ether proto 0x8808
-peer "$FT_PROGS/ft_pfc --ifname \$FT_NETDEV --prio 3 --quanta $QUANTA --count 120 --interval-us 5000" \
-	>"$O/storm.json" 2>"$O/storm.err" &
-inj=$!
-bg_add $inj
-cong_mon_wait mon 'select(.kind == "storm-start")' 1 10 || log "no storm-start event"
-pfc_json "$O/pfc3.json"
-wait "$inj" || log "ft_pfc storm: exit $?"
-cong_mon_wait mon 'select(.kind == "storm-end")' 1 15 || log "no storm-end event"
-pfc_json "$O/pfc4.json"
+cong_pfc_storm "$O/pfc3.json" "$O/pfc4.json"
 cong_mon_stop mon
 cap_stop "$O/storm.pcap" || log "tcpdump did not end well"
 jq -c 'select(.kind == "storm-start" or .kind == "storm-end")' "$O/mon.mon" | sed 's/^/# event: /'
