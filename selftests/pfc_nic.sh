@@ -44,7 +44,7 @@ nic_cleanup() {
 at_exit nic_cleanup
 cong_init pfc_nic
 O=$CONG_OUT
-ktap_plan 16
+ktap_plan 19
 [ -x "$FT_PROGS/ft_pfc" ] || fail_all "no ft_pfc in $FT_PROGS"
 cong_param self pfc_poll_ms $POLL_MS || fail_all "no pfc_poll_ms parameter"
 
