@@ -68,14 +68,16 @@ help:
 # Each kernel gets its own tree of symlinks under build/, so objects built
 # for 6.1 and 6.12 never mix and the source tree stays clean.
 # kmod_rule KVER DIR KBUILD-ARGS TARGET: DIR/KVER/kmod/fabtrace.ko, a
-# prerequisite of TARGET.
+# prerequisite of TARGET.  $$(MAKE), not $(MAKE): make sees a recursive
+# make only in the rule as it runs, and gives kbuild its jobs then (the
+# bench's one module was built on one core).
 define kmod_rule
 $(2)/$(1)/kmod/fabtrace.ko: $(KMOD_SRCS)
 	@test -d /lib/modules/$(1)/build || \
 		{ echo "no headers for kernel $(1): run 'make deps'" >&2; exit 1; }
 	@rm -rf $(2)/$(1)/src && mkdir -p $(2)/$(1)/src
 	@cp -rs $(TOP)/kmod $(TOP)/include $(TOP)/Kbuild $(2)/$(1)/src/
-	$(MAKE) -C /lib/modules/$(1)/build M=$(2)/$(1)/src $(3) \
+	$$(MAKE) -C /lib/modules/$(1)/build M=$(2)/$(1)/src $(3) \
 		FABTRACE_VERSION=$(VERSION) modules
 	@mkdir -p $(2)/$(1)/kmod
 	@cp $(2)/$(1)/src/kmod/fabtrace.ko $$@
@@ -96,7 +98,7 @@ define testmod_rule
 $(BUILD)/$(1)/testmod/ft_decoy.ko: $(TESTMOD_SRCS)
 	@rm -rf $(BUILD)/$(1)/testmod && mkdir -p $(BUILD)/$(1)/testmod
 	@cp -s $(TESTMOD_SRCS) $(BUILD)/$(1)/testmod/
-	$(MAKE) -C /lib/modules/$(1)/build M=$(BUILD)/$(1)/testmod modules
+	$$(MAKE) -C /lib/modules/$(1)/build M=$(BUILD)/$(1)/testmod modules
 test-modules: $(BUILD)/$(1)/testmod/ft_decoy.ko
 endef
 $(foreach k,$(KVERS),$(eval $(call testmod_rule,$(k))))
@@ -108,7 +110,7 @@ HCA_SRCS := $(wildcard $(TOP)/selftests/hca/*.[ch]) $(TOP)/selftests/hca/Kbuild 
 hca_series = $(word 1,$(subst ., ,$(1))).$(word 2,$(subst ., ,$(1)))
 define hca_rule
 $(BUILD)/$(1)/hca/ft_hca.ko: $(HCA_SRCS) $(TOP)/selftests/hca/$(call hca_series,$(1)).patch
-	$(TOP)/selftests/hca/build.sh $(1) $(BUILD)/$(1)/hca
+	+$(TOP)/selftests/hca/build.sh $(1) $(BUILD)/$(1)/hca
 test-modules: $(BUILD)/$(1)/hca/ft_hca.ko
 endef
 $(foreach k,$(KVERS),$(eval $(call hca_rule,$(k))))
@@ -246,16 +248,24 @@ test_step = @echo "make test: $(1) at $$(date +%T) ($$(( $$(date +%s) - $(2) )) 
 # make check: under -O its runner's stdout and TAP file differ
 # (harness_selftest.sh), a thing to understand before it runs there.
 TEST_J := -j$(shell nproc) --output-sync=recurse
+#
+# make check runs on one core most of its time (its fuzzers, shell and
+# Python tests): the hygiene and DKMS builds run beside it, each step's
+# output kept in build/logs and shown when both are done.
 test: deps
 	$(eval T0 := $(shell date +%s))
 	$(call test_step,all,$(T0))
-	$(MAKE) $(TEST_J) all
-	$(call test_step,check,$(T0))
-	$(MAKE) check
-	$(call test_step,style sparse spec-check,$(T0))
-	$(MAKE) $(TEST_J) style sparse spec-check
-	$(call test_step,dkms-check,$(T0))
-	$(MAKE) dkms-check
+	$(MAKE) $(TEST_J) all $(BUILD)/tools/.stamp
+	$(call test_step,check | style sparse spec-check dkms-check,$(T0))
+	@mkdir -p $(BUILD)/logs; \
+	$(MAKE) check >$(BUILD)/logs/check.log 2>&1 & c=$$!; \
+	{ $(MAKE) $(TEST_J) style sparse spec-check && \
+	  echo "make test: dkms-check at $$(date +%T)" && \
+	  $(MAKE) dkms-check; } >$(BUILD)/logs/hygiene.log 2>&1; h=$$?; \
+	wait $$c; cr=$$?; \
+	cat $(BUILD)/logs/check.log $(BUILD)/logs/hygiene.log; \
+	echo "make test: check exit $$cr; style sparse spec-check dkms-check exit $$h"; \
+	test $$cr = 0 -a $$h = 0
 	$(call test_step,vm-test,$(T0))
 	$(MAKE) -j$(shell nproc) vm-test
 	$(call test_step,bench smoke,$(T0))

@@ -165,13 +165,18 @@ skip_all() {
 	exit "$KSFT_SKIP"
 }
 
-# kindep_here: true when this node runs the parts of tests that do not
-# depend on the kernel.  vm-test.sh runs them on the first kernel of a run
-# (FT_KINDEP_ON); run any other way, every node does.  KINDEP_WHY says why not.
+# kindep_here [last]: true when this node runs the parts of tests that do
+# not depend on the kernel.  vm-test.sh runs them on the first kernel of a
+# run (FT_KINDEP_ON), or with "last" on the last one (FT_KINDEP_LAST), to
+# even the lanes out; run any other way, every node does.  KINDEP_WHY
+# says why not.
 kindep_here() {
-	[ -z "${FT_KINDEP_ON:-}" ] || [ "$FT_KINDEP_ON" = "$(uname -r)" ]
+	local on=${FT_KINDEP_ON:-}
+
+	[ "${1:-}" != last ] || on=${FT_KINDEP_LAST:-}
+	[ -z "$on" ] || [ "$on" = "$(uname -r)" ]
 }
-KINDEP_WHY="kernel-independent: this suite runs it on ${FT_KINDEP_ON:-every} kernel's nodes"
+KINDEP_WHY="kernel-independent: this suite runs it on one kernel's nodes"
 
 # fail_all MSG: stop the test now, as a failure.
 fail_all() {

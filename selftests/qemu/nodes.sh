@@ -310,8 +310,8 @@ ftvm_run() {
 			"$FT_REPO" "$FTVM_KVER" "$FTVM_OUT" "$BUILD" "$BUILD"
 		printf 'export FT_MODROOT=%q FT_FTPEER=%q FT_CLI=%q\n' \
 			"$FTVM_VM/modroot" "$BUILD/selftests/ftpeer" "$FT_CLI"
-		printf 'export T=%q FT_TIMEOUT_SCALE=%q FT_KINDEP_ON=%q\n' "${T:-}" \
-			"${FT_TIMEOUT_SCALE:-1}" "${FT_KINDEP_ON:-}"
+		printf 'export T=%q FT_TIMEOUT_SCALE=%q FT_KINDEP_ON=%q FT_KINDEP_LAST=%q\n' \
+			"${T:-}" "${FT_TIMEOUT_SCALE:-1}" "${FT_KINDEP_ON:-}" "${FT_KINDEP_LAST:-}"
 		printf 'FT_A_CMD=%q\n' "$2"
 	} >"$FTVM_VM/run.env"
 
