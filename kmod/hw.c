@@ -278,6 +278,8 @@ static void hw_qp_added(const struct ft_dev *dev, struct ft_qp *qp)
 	h = kzalloc(sizeof(*h), GFP_ATOMIC);
 	if (!h)
 		return;
+	/* a modify missed before it was made is none of its concern */
+	h->psn_gen = READ_ONCE(dev->hw->psn_gen);
 	rcu_assign_pointer(qp->hw, h);
 	/* a new QP is bound from ft_hw_qp_ready(); a discovered one is there */
 	if (qp->flags & FT_QP_DISCOVERED)
@@ -985,7 +987,7 @@ static void read_psns(struct ft_hw *hw)
 	missed = ft_hook_modify_missed();
 	if (missed != hw->modify_missed) {
 		hw->modify_missed = missed;
-		hw->psn_gen++;
+		WRITE_ONCE(hw->psn_gen, hw->psn_gen + 1);
 	}
 	for (;;) {
 		n = 0;

@@ -255,8 +255,9 @@ static inline int ft_pfc_stat_match(const struct ft_pfc_names *t,
  * it is believed to end.  A priority paused at least 7/8 of the time
  * between two reads was paused all of it (a storm sends XOFFs faster than
  * they expire); without a time counter, XOFFs in every read stand for it.
- * A pause seen is believed to last until the next read, as an XOFF's
- * quanta would say; one not seen again ended after the time counted.
+ * A pause seen is believed to last until the next read (and a read
+ * more, for a read that comes late), as an XOFF's quanta would say; one
+ * not seen again ended after the time counted.
  */
 #define FT_PFC_NO_TIME	(~0ULL)
 
@@ -265,7 +266,16 @@ struct ft_pfc_read {
 	u64 frames;		/* pause frames, where XOFF and XON are not apart */
 	u64 xoff, xon;		/* where they are */
 	u64 paused_ns;		/* FT_PFC_NO_TIME: not counted */
+	/*
+	 * The time the driver's counters stand for, if shorter than the
+	 * span between the reads (bnxt's are a second's, refreshed by its
+	 * timer); 0: the span.
+	 */
+	u64 window_ns;
 };
+
+/* ft_pfc_poll() also returns: a pause held through the reads before ended */
+#define FT_PFC_PAUSE_ENDED	0x2
 
 /**
  * ft_pfc_poll() - account one priority from its driver's counters
@@ -279,7 +289,8 @@ struct ft_pfc_read {
  *
  * The driver's time is added whole (a driver that refreshes its counters
  * less often than it is read gives a second's pause in one read); only
- * the judgement of a pause held through is bounded by the span.
+ * the judgement of a pause held through is bounded by the span, or the
+ * window the counters stand for.
  * Return: FT_PFC_* flags, as ft_pfc_frame().
  */
 static inline unsigned int ft_pfc_poll(struct ft_pfc_prio *s, u64 last, u64 now,
@@ -287,7 +298,7 @@ static inline unsigned int ft_pfc_poll(struct ft_pfc_prio *s, u64 last, u64 now,
 				       u64 detect_ns, u64 next_ns)
 {
 	u64 span = now > last ? now - last : 0, frames = r->frames + r->xoff + r->xon;
-	u64 t = 0;
+	u64 w = r->window_ns && r->window_ns < span ? r->window_ns : span, t = 0;
 	bool held;
 
 	s->frames += frames;
@@ -297,8 +308,8 @@ static inline unsigned int ft_pfc_poll(struct ft_pfc_prio *s, u64 last, u64 now,
 		s->unexpected += frames;
 	if (r->paused_ns != FT_PFC_NO_TIME) {
 		s->paused_ns += r->paused_ns;
-		t = r->paused_ns < span ? r->paused_ns : span;
-		held = t * 8 >= span * 7;
+		t = r->paused_ns < w ? r->paused_ns : w;
+		held = t * 8 >= w * 7;
 	} else {
 		held = r->xoff || r->frames;
 	}
@@ -306,14 +317,16 @@ static inline unsigned int ft_pfc_poll(struct ft_pfc_prio *s, u64 last, u64 now,
 	if (!span)
 		return 0;
 	if (!held) {
-		if (s->since)
-			s->until = last + t;
+		if (!s->since)
+			return 0;
+		s->until = last + t;
 		s->since = 0;
-		return 0;
+		return FT_PFC_PAUSE_ENDED;
 	}
 	if (!s->since)
 		s->since = last;
-	s->until = now + next_ns;
+	/* until the next read, and as long again: a read may come late */
+	s->until = now + 2 * next_ns;
 	if (detect_ns && !s->storm_start && now - s->since >= detect_ns) {
 		s->storm_start = s->since;
 		s->storms++;

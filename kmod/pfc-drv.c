@@ -55,6 +55,7 @@ struct ft_pfc_drv {
 	const struct ft_pfc_names *names;	/* NULL: none of a family (yet) */
 	int n;					/* the statistics at the last look; 0: none */
 	unsigned long looked;			/* jiffies of the last look */
+	bool stale;				/* a read found the names moved: look again */
 	s32 idx[FT_PFC_STATS][FT_PAUSE_PRIOS];	/* -1: none */
 	u64 last[FT_PFC_STATS][FT_PAUSE_PRIOS];
 	u64 *vals;				/* n + FT_PFC_DRV_SLACK of them, with names */
@@ -69,6 +70,9 @@ static int ops_begin(struct net_device *ndev)
 	const struct ethtool_ops *ops = ndev->ethtool_ops;
 	int err;
 
+	/* a NIC its driver let sleep has nothing to count: not woken for it */
+	if (ndev->dev.parent && pm_runtime_suspended(ndev->dev.parent))
+		return -EAGAIN;
 	if (ndev->dev.parent)
 		pm_runtime_get_sync(ndev->dev.parent);
 	err = -ENODEV;
@@ -143,7 +147,8 @@ static int stats_read(struct ft_pfc_drv *drv, struct net_device *ndev)
 /*
  * Context: ops_begin().  Read the driver's names (@n of them) again.  A
  * list that names the same counters at the same places keeps counting;
- * another counts from this look on.
+ * another counts from this look on.  Return: 1 if it does, 0 if the
+ * counting goes on (or there is nothing to count), or a negative errno.
  */
 static int relook(struct ft_pfc_drv *drv, struct net_device *ndev, int n)
 {
@@ -178,7 +183,7 @@ static int relook(struct ft_pfc_drv *drv, struct net_device *ndev, int n)
 		drv->vals = NULL;
 		return 0;
 	}
-	if (names == drv->names && !memcmp(idx, drv->idx, sizeof(idx)))
+	if (names == drv->names && !memcmp(idx, drv->idx, sizeof(idx)) && !drv->stale)
 		return 0;
 	err = stats_read(drv, ndev);
 	if (err)
@@ -187,7 +192,9 @@ static int relook(struct ft_pfc_drv *drv, struct net_device *ndev, int n)
 		for (p = 0; p < FT_PAUSE_PRIOS; p++)
 			if (drv->idx[k][p] >= 0)
 				drv->last[k][p] = drv->vals[drv->idx[k][p]];
-	return 0;
+	drv->stale = false;
+	/* counted from here */
+	return 1;
 
 err_free:
 	kvfree(str);
@@ -209,7 +216,8 @@ err_forget:
  * length changed, or FT_PFC_DRV_RELOOK after the last look.  What was
  * counted before a look that changed where the counters are is not
  * counted.
- * Return: 1 if the driver counts PFC, 0 if not, or a negative errno.
+ * Return: 1 if the driver counts PFC, 2 if it does from this look on (a
+ * new base), 0 if not, or a negative errno (-EAGAIN: look again later).
  */
 int ft_pfc_drv_look(struct ft_pfc_drv **drv, struct net_device *ndev)
 {
@@ -218,11 +226,17 @@ int ft_pfc_drv_look(struct ft_pfc_drv **drv, struct net_device *ndev)
 	ASSERT_RTNL();
 	err = ops_begin(ndev);
 	if (err)
-		return *drv && (*drv)->names;
+		return err;
 	n = stats_count(ndev);
 	err = 0;
-	if (n <= 0)
+	if (n <= 0) {
+		/* none listed now (or too many): nothing to read from it */
+		if (*drv) {
+			(*drv)->names = NULL;
+			(*drv)->n = 0;
+		}
 		goto out_end;
+	}
 	if (!*drv) {
 		*drv = kzalloc(sizeof(**drv), GFP_KERNEL);
 		err = -ENOMEM;
@@ -230,13 +244,16 @@ int ft_pfc_drv_look(struct ft_pfc_drv **drv, struct net_device *ndev)
 			goto out_end;
 		err = 0;
 	}
-	if (n != (*drv)->n || time_after(jiffies, (*drv)->looked + FT_PFC_DRV_RELOOK))
+	if (n != (*drv)->n || (*drv)->stale ||
+	    time_after(jiffies, (*drv)->looked + FT_PFC_DRV_RELOOK))
 		err = relook(*drv, ndev, n);
 out_end:
 	ops_end(ndev);
-	if (err)
+	if (err < 0)
 		return err;
-	return *drv && (*drv)->names;
+	if (!*drv || !(*drv)->names)
+		return 0;
+	return err ? 2 : 1;
 }
 
 /**
@@ -245,10 +262,11 @@ out_end:
  * @ndev: its netdev
  * @r: the counts, per priority
  *
- * A counter lower than it was wrapped (32-bit ones) or was reset (counts
- * from 0).  Context: RTNL.
- * Return: 0; -EAGAIN when the driver's list changed (look again), or
- * another negative errno.
+ * A 32-bit counter lower than it was wrapped; a 64-bit one was reset, or
+ * names another priority now: the read is dropped, to look again.
+ * Context: RTNL.
+ * Return: 0; -EAGAIN when the driver's list changed or is to be read
+ * again (look again), or another negative errno.
  */
 int ft_pfc_drv_read(struct ft_pfc_drv *drv, struct net_device *ndev,
 		    struct ft_pfc_read r[FT_PAUSE_PRIOS])
@@ -257,8 +275,9 @@ int ft_pfc_drv_read(struct ft_pfc_drv *drv, struct net_device *ndev,
 	int k, p, err;
 
 	ASSERT_RTNL();
+	/* a look that failed: only another can tell */
 	if (!drv->names)
-		return -ENODEV;
+		return -EAGAIN;
 	err = ops_begin(ndev);
 	if (err)
 		return err;
@@ -274,9 +293,22 @@ int ft_pfc_drv_read(struct ft_pfc_drv *drv, struct net_device *ndev,
 			if (drv->idx[k][p] < 0)
 				continue;
 			v = drv->vals[drv->idx[k][p]];
+			/*
+			 * A 64-bit counter that went back was reset, or is
+			 * another priority's now (PFC moved by the switch,
+			 * the list as long): its names first, then a base.
+			 */
+			if (v < drv->last[k][p] && !drv->names->wrap32) {
+				drv->stale = true;
+				err = -EAGAIN;
+				goto out_end;
+			}
 			d[k][p] = ft_pfc_stat_delta(drv->last[k][p], v, drv->names->wrap32);
-			drv->last[k][p] = v;
 		}
+	for (k = 0; k < FT_PFC_STATS; k++)
+		for (p = 0; p < FT_PAUSE_PRIOS; p++)
+			if (drv->idx[k][p] >= 0)
+				drv->last[k][p] = drv->vals[drv->idx[k][p]];
 	for (p = 0; p < FT_PAUSE_PRIOS; p++)
 		r[p] = (struct ft_pfc_read){
 			.frames = d[FT_PFC_STAT_FRAMES][p],

@@ -628,16 +628,24 @@ static void link_look(struct ft_pfc_port *pp, struct ft_pfc_link *link)
 	u64 now;
 
 	ret = ft_pfc_drv_look(&link->drv, link->ndev);
-	/* a failed look (no memory) changes nothing: the next one may do */
-	if (ret < 0)
-		return;
-	names = ret ? ft_pfc_drv_names(link->drv) : NULL;
-	if (link->drv && !names)
-		/* mlx5's list grows as PFC is turned on: look now and then */
+	names = ret > 0 ? ft_pfc_drv_names(link->drv) : NULL;
+	/*
+	 * A look that failed (no memory, a list changing under it) changes
+	 * nothing: the next one may do.  mlx5's list grows as PFC is turned
+	 * on: look now and then.  A link read from its driver is looked at
+	 * by its reads.
+	 */
+	if ((ret < 0 || (link->drv && !names)) && !link->driver)
 		queue_delayed_work(system_long_wq, &pp->pfc->poll,
 				   msecs_to_jiffies(FT_PFC_RELOOK_MS));
-	if (names == link->driver)
+	if (ret < 0)
 		return;
+	if (names == link->driver) {
+		/* its counters moved: counted from this look */
+		if (ret == 2)
+			link->polled = ktime_get_ns();
+		return;
+	}
 	spin_lock_irqsave(&pp->lock, flags);
 	now = ktime_get_ns();
 	for (i = 0; i < FT_PAUSE_PRIOS; i++)
@@ -653,7 +661,7 @@ static void link_look(struct ft_pfc_port *pp, struct ft_pfc_link *link)
 /*
  * Context: RTNL.  Account what @link's driver counted since the last
  * read; the next read is due @next_ms later.
- * Return: whether a storm started.
+ * Return: whether the watchdog has to look (a storm started, a pause ended).
  */
 static bool link_poll(struct ft_pfc_port *pp, struct ft_pfc_link *link,
 		      unsigned int next_ms)
@@ -661,9 +669,9 @@ static bool link_poll(struct ft_pfc_port *pp, struct ft_pfc_link *link,
 	struct ft_pfc_read r[FT_PAUSE_PRIOS];
 	const struct ft_port_policy *pol;
 	u64 t0, now, detect_ns = 0;
+	unsigned int i, ret;
 	unsigned long flags;
 	bool ev = false;
-	unsigned int i;
 	u8 pfc_on = 0;
 	int err;
 
@@ -679,6 +687,20 @@ static bool link_poll(struct ft_pfc_port *pp, struct ft_pfc_link *link,
 		link_look(pp, link);
 	if (err)
 		return false;
+	if (link->driver->min_poll_ms) {
+		/*
+		 * Counters a driver refreshes now and then: a read that found
+		 * none moved may come before the refresh, and is no read.
+		 */
+		for (i = 0; i < FT_PAUSE_PRIOS; i++)
+			if (r[i].frames || r[i].xoff || r[i].xon ||
+			    (r[i].paused_ns && r[i].paused_ns != FT_PFC_NO_TIME))
+				break;
+		if (i == FT_PAUSE_PRIOS)
+			return false;
+		for (i = 0; i < FT_PAUSE_PRIOS; i++)
+			r[i].window_ns = (u64)link->driver->min_poll_ms * NSEC_PER_MSEC;
+	}
 	rcu_read_lock();
 	pol = ft_policy_port(pp->pfc->dev, pp->num);
 	if (pol) {
@@ -687,12 +709,14 @@ static bool link_poll(struct ft_pfc_port *pp, struct ft_pfc_link *link,
 	}
 	rcu_read_unlock();
 	spin_lock_irqsave(&pp->lock, flags);
-	for (i = 0; i < FT_PAUSE_PRIOS; i++)
-		if (ft_pfc_poll(&link->prio[i], link->polled, now, &r[i], pfc_on & BIT(i),
-				detect_ns, (u64)next_ms * NSEC_PER_MSEC) & FT_PFC_STORM_START) {
+	for (i = 0; i < FT_PAUSE_PRIOS; i++) {
+		ret = ft_pfc_poll(&link->prio[i], link->polled, now, &r[i], pfc_on & BIT(i),
+				  detect_ns, (u64)next_ms * NSEC_PER_MSEC);
+		if (ret & FT_PFC_STORM_START)
 			link->storm_new |= BIT(i);
-			ev = true;
-		}
+		/* the watchdog: a storm starts, or may end sooner than it thought */
+		ev |= !!ret;
+	}
 	spin_unlock_irqrestore(&pp->lock, flags);
 	link->polled = now;
 	return ev;

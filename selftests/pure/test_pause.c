@@ -568,10 +568,11 @@ TEST(poll_storm)
 	EXPECT_EQ(1, storms);
 	EXPECT_EQ(1, s.storms);
 	EXPECT_EQ(T0 + next, s.storm_start);
-	EXPECT_EQ(t + next + restore, ft_pfc_storm_ends(&s, restore));
+	/* believed paused until a read after the next: a read may come late */
+	EXPECT_EQ(t + 2 * next + restore, ft_pfc_storm_ends(&s, restore));
 	/* the pause ends 40 ms into the next read: the storm, restore after */
 	r = rd(2, 40 * MS);
-	EXPECT_EQ(0, ft_pfc_poll(&s, t, t + next, &r, true, detect, next));
+	EXPECT_EQ(FT_PFC_PAUSE_ENDED, ft_pfc_poll(&s, t, t + next, &r, true, detect, next));
 	EXPECT_EQ(0, s.since);
 	EXPECT_EQ(t + 40 * MS, s.until);
 	EXPECT_EQ(t + 40 * MS + restore, ft_pfc_storm_ends(&s, restore));
@@ -599,13 +600,30 @@ TEST(poll_unexpected_and_no_time)
 	EXPECT_EQ(T0, s.since);
 	/* XONs alone do not */
 	r = (struct ft_pfc_read){ .xon = 5, .paused_ns = FT_PFC_NO_TIME };
-	EXPECT_EQ(0, ft_pfc_poll(&s, T0 + next, T0 + 2 * next, &r, true, 0, next));
+	EXPECT_EQ(FT_PFC_PAUSE_ENDED, ft_pfc_poll(&s, T0 + next, T0 + 2 * next, &r, true, 0, next));
 	EXPECT_FALSE(ft_pfc_poll_paused(&s, T0 + 2 * next));
 	EXPECT_EQ(0, s.since);
 	/* the watchdog off: no storm however long */
 	r = (struct ft_pfc_read){ .xoff = 1, .paused_ns = FT_PFC_NO_TIME };
 	EXPECT_EQ(0, ft_pfc_poll(&s, T0 + 2 * next, T0 + 50 * next, &r, true, 0, next));
 	EXPECT_EQ(0, s.storms);
+}
+
+/* bnxt refreshes its counters once a second: reads 1.2 s apart see 1 s */
+TEST(poll_window)
+{
+	struct ft_pfc_prio s = {};
+	const u64 next = 1200 * MS;
+	struct ft_pfc_read r = rd(40, 1000 * MS);
+
+	/* judged against the span, 1 s of 1.2 is no pause held through */
+	EXPECT_EQ(0, ft_pfc_poll(&s, T0, T0 + next, &r, true, 0, next));
+	EXPECT_EQ(0, s.since);
+	/* against the second the counters stand for, it is */
+	r.window_ns = 1000 * MS;
+	EXPECT_EQ(0, ft_pfc_poll(&s, T0 + next, T0 + 2 * next, &r, true, 0, next));
+	EXPECT_EQ(T0 + next, s.since);
+	EXPECT_EQ(2000 * MS, s.paused_ns);
 }
 
 /* bnxt refreshes its counters once a second: a second's pause in one read */
