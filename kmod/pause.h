@@ -251,8 +251,9 @@ static inline int ft_pfc_stat_match(const struct ft_pfc_names *t,
  * Read the driver's counters every @next_ns, @s's pauses are known only
  * as the time they added up to between two reads: s->paused_ns grows by
  * the driver's count and s->start stays 0 (no pause in progress to add);
- * s->since is the start of an unbroken pause (0: none), and s->until when
- * it is believed to end.  A priority paused at least 7/8 of the time
+ * s->since is the start of an unbroken pause (0: none; the time counted
+ * back from the read that saw it held), and s->until when it is believed
+ * to end.  A priority paused at least 7/8 of the time
  * between two reads was paused all of it (a storm sends XOFFs faster than
  * they expire); without a time counter, XOFFs in every read stand for it.
  * A pause seen is believed to last until the next read (and a read
@@ -323,8 +324,9 @@ static inline unsigned int ft_pfc_poll(struct ft_pfc_prio *s, u64 last, u64 now,
 		s->since = 0;
 		return FT_PFC_PAUSE_ENDED;
 	}
+	/* the pause began as long before this read as it lasted, if known */
 	if (!s->since)
-		s->since = last;
+		s->since = r->paused_ns != FT_PFC_NO_TIME ? now - t : last;
 	/* until the next read, and as long again: a read may come late */
 	s->until = now + 2 * next_ns;
 	if (detect_ns && !s->storm_start && now - s->since >= detect_ns) {

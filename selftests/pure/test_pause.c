@@ -554,20 +554,23 @@ TEST(poll_storm)
 	EXPECT_EQ(10 * MS, s.paused_ns);
 	EXPECT_EQ(0, s.since);
 	EXPECT_FALSE(ft_pfc_poll_paused(&s, t));
-	/* then paused through, from T0 + 100 ms: a storm at the read 200 ms after */
+	/*
+	 * then paused through, 95 ms of each read's 100: from 95 ms before
+	 * the first such read (T0 + 105 ms), a storm at the read 200 ms after
+	 */
 	for (k = 0; k < 6; k++) {
 		r = rd(20, 95 * MS);
 		ret = ft_pfc_poll(&s, t, t + next, &r, true, detect, next);
 		t += next;
 		if (ret & FT_PFC_STORM_START) {
 			storms++;
-			EXPECT_EQ(1, k) TH_LOG("the storm started at read %u", k);
+			EXPECT_EQ(2, k) TH_LOG("the storm started at read %u", k);
 		}
 		EXPECT_TRUE(ft_pfc_poll_paused(&s, t));
 	}
 	EXPECT_EQ(1, storms);
 	EXPECT_EQ(1, s.storms);
-	EXPECT_EQ(T0 + next, s.storm_start);
+	EXPECT_EQ(T0 + 105 * MS, s.storm_start);
 	/* believed paused until a read after the next: a read may come late */
 	EXPECT_EQ(t + 2 * next + restore, ft_pfc_storm_ends(&s, restore));
 	/* the pause ends 40 ms into the next read: the storm, restore after */
@@ -619,10 +622,10 @@ TEST(poll_window)
 	/* judged against the span, 1 s of 1.2 is no pause held through */
 	EXPECT_EQ(0, ft_pfc_poll(&s, T0, T0 + next, &r, true, 0, next));
 	EXPECT_EQ(0, s.since);
-	/* against the second the counters stand for, it is */
+	/* against the second the counters stand for, it is: from 1 s before */
 	r.window_ns = 1000 * MS;
 	EXPECT_EQ(0, ft_pfc_poll(&s, T0 + next, T0 + 2 * next, &r, true, 0, next));
-	EXPECT_EQ(T0 + next, s.since);
+	EXPECT_EQ(T0 + 2 * next - 1000 * MS, s.since);
 	EXPECT_EQ(2000 * MS, s.paused_ns);
 }
 
