@@ -782,7 +782,7 @@ static int pfc_cb(const struct nlattr *a, void *data)
 		r->have_speed = get_u32(a, &r->speed);
 		break;
 	case FABTRACE_A_PFC_MALFORMED:
-		r->have_malformed = get_uint(a, &r->malformed);
+		get_uint(a, &r->malformed);
 		break;
 	case FABTRACE_A_PFC_DRIVER_LINKS:
 		get_u32(a, &r->driver_links);

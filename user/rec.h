@@ -212,7 +212,6 @@ struct ft_pfc_rec {
 	uint32_t dev_index, port, ifindex, speed;
 	bool have_speed;		/* not to readers in another netns */
 	uint64_t malformed, pause;
-	bool have_malformed;		/* not from a NIC that counts PFC */
 	uint32_t driver_links;		/* links read from their driver's counters */
 	char driver[16];		/* the first one's family of names */
 	char dev[FT_NAME_LEN];
