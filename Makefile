@@ -277,10 +277,12 @@ test: deps
 demo: deps
 	$(MAKE) demo-run
 
-demo-run: all $(BUILD)/tools/.stamp
+# The newest kernel; node A becomes a hardware NIC (ft_hca) at the end.
+DEMO_KVER = $(firstword $(filter 6.12%,$(KVERS)) $(KVERS))
+demo-run: all $(BUILD)/tools/.stamp $(BUILD)/$(DEMO_KVER)/hca/ft_hca.ko
 	$(need_kvers)
 	$(MAKE) -C $(TOP)/selftests all
-	$(TOP)/selftests/qemu/demo.sh $(firstword $(filter 6.12%,$(KVERS)) $(KVERS))
+	$(TOP)/selftests/qemu/demo.sh $(DEMO_KVER)
 
 fresh-check:
 	$(TOP)/selftests/scripts/fresh-check.sh

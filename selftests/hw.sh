@@ -11,7 +11,8 @@
 #
 #   dev       A's dev show says "sets" and "port counters", the port's
 #             counter mode; B's says "tap"; -s and -j show every port
-#             counter by its driver's name, equal to rdma statistic show's
+#             counter by its driver's name, equal to rdma statistic show's;
+#             its ECN and CNP counters under fabtrace's names, = rdma's np_/rp_
 #   off       fabtrace loaded as is (hw_bind off): a QP is bound to no set
 #             (rdma statistic qp show lists none while it lives), its PSNs'
 #             progress counts B's writes; then hw_bind=1 for what follows
@@ -32,7 +33,13 @@
 #             shares its first's set (set-shared(2), one set listing both in
 #             rdma statistic qp show, its writes those of both of B's QPs);
 #             another process's QP gets ENOMEM and its PSNs' progress: its
-#             new requests received == B's tapped writes (no loss)
+#             new requests received == B's tapped writes (no loss); the
+#             port's rx_write_requests == the set's + that QP's psn_rx
+#   top       fabtrace top on A beside that traffic: the PSN QP's rx_pps over
+#             the snapshots adds up to its psn_rx; the set QPs have no packet,
+#             byte or CE rate; the port's ECN/CNP rates name the QP as active
+#   export    the same moment: QPs by source, no packet series for rxe0,
+#             the port's driver counters as dev show's
 #   unload    rmmod fabtrace while those QPs live: the QPs it bound are
 #             unbound (rdma statistic qp show lists no set), and the
 #             operator can set auto mode
@@ -189,7 +196,7 @@ aqpn() { jq ".qps[$2].qpn" "$O/$1.json"; }
 
 # ---- setup -------------------------------------------------------------------
 
-ktap_plan 81
+ktap_plan 89
 
 ktap_assert "setup: A: ft_hca in rdma_rxe's place, rxe0 made, fabtrace loaded" hca_load
 ktap_assert "setup: B: rdma_rxe's rxe0, fabtrace loaded" b_load
@@ -304,6 +311,14 @@ ktap_result "dev: A's port counters (-j) as rdma statistic show's (rx_write_requ
 fabtrace -s dev show rxe0 >"$O/dev1.s.txt"
 sed 's/^/# /' "$O/dev1.s.txt"
 ktap_result "dev: -s lists them by name" grep -q 'rx_write_requests [0-9]' "$O/dev1.s.txt"
+# mlx5's ECN and CNP counters under fabtrace's names
+cg() {
+	py "a[0]['ports'][0]['congestion'] == {'ecn_marked': b[0]['np_ecn_marked_roce_packets'],
+	    'cnp_sent': b[0]['np_cnp_sent'], 'cnp_handled': b[0]['rp_cnp_handled'],
+	    'cnp_ignored': b[0]['rp_cnp_ignored']}" \
+		"$O/dev1.json" "$O/port1.json"
+}
+ktap_result "dev: the port's congestion (ecn_marked, cnp_sent, _handled, _ignored) == rdma's np_/rp_ counters" cg
 
 # ---- loss ----------------------------------------------------------------------------
 
@@ -369,16 +384,24 @@ ktap_result "retained: -j qp show is valid JSON, text row of QP $aq says '-'" sh
 
 FT_ARGS=(hw_bind=1)
 ktap_assert "exhausted: ft_hca reloaded with nr_counters=1, fabtrace (hw_bind=1) after it" hca_load nr_counters=1
+# top samples A throughout: the QPs below are new to its first sample
+fabtrace -j top dev rxe0 interval 500 >"$O/x.top.json" 2>"$O/x.top.err" &
+xtop=$!
+bg_add "$xtop"
+sleep 1
 ktap_result "exhausted: process 1, two QPs, 30 x 8 KiB written to each from B" pair x1 18661 2
 x1=$SRV
 ktap_result "exhausted: process 2, one QP, the same" pair x2 18662 1
 x2=$SRV
-# two of fabtrace's reads after the last packet
+# two of fabtrace's reads after the last packet, and two of top's
 sleep 1
 fabtrace -j qp show dev rxe0 >"$O/x.a.json"
 rdma -j statistic qp show link rxe0/1 >"$O/x.sets.json"
 peer fabtrace -j qp show dev rxe0 >"$O/x.b.json"
 fabtrace qp show dev rxe0 >"$O/x.a.txt"
+fabtrace -j dev show rxe0 >"$O/x.dev.json"
+fabtrace export state none >"$O/x.prom"
+stop "$xtop"
 p=$(aqpn x1 0) q=$(aqpn x1 1) r=$(aqpn x2 0)
 log "sets: $(jq -c 'map({cntn, lqpn, rx_write_requests})' "$O/x.sets.json")"
 log "A: $(jq -c "map(select(.qpn == $p or .qpn == $q or .qpn == $r) | {qpn, source, hw: (.hw | del(.counters))})" "$O/x.a.json")"
@@ -405,6 +428,59 @@ cong_eq "exhausted: QP $r's new requests received (psn_rx) == B's tapped tx writ
 	"$(qp "$O/x.a.json" "$r" .hw.psn_rx)" "$(bw "$O/x.b.json" x2 0)"
 ktap_result "exhausted: QP $r's row says psn, '-' for packets" \
 	sh -c "awk '\$2 == $r { print \$8, \$16 }' '$O/x.a.txt' | grep -qx -- '- psn'"
+# the fallback loses nothing: the set's writes and the PSN QP's are the port's
+xport=$(jq '.[0].ports[0].counters | from_entries | .rx_write_requests' "$O/x.dev.json")
+cong_eq "exhausted: the port's rx_write_requests == the set's + QP $r's psn_rx" \
+	"$xport" $((xw + $(qp "$O/x.a.json" "$r" .hw.psn_rx)))
+
+# top and the export, on this hardware NIC
+log "top: $(wc -l <"$O/x.top.json") snapshots; $(cat "$O/x.top.err")"
+tail -1 "$O/x.top.json" | jq -c '.ports, [.qps[] | select(.dev == "rxe0")]' | sed 's/^/# top: /'
+top_sum() {
+	python3 - "$@" <<'EOF2'
+import json, sys
+f, qpn, key = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+t = 0.0
+for line in open(f):
+    s = json.loads(line)
+    t += sum(q[key] * s["elapsed_ms"] / 1000 for q in s["qps"] if q["qpn"] == qpn and key in q)
+print(round(t))
+EOF2
+}
+cong_eq "top: QP $r's rx_pps (from its PSNs) over top's snapshots add up to its psn_rx" \
+	"$(top_sum "$O/x.top.json" "$r" rx_pps)" "$(qp "$O/x.a.json" "$r" .hw.psn_rx)"
+topq() {
+	tail -1 "$O/x.top.json" >"$O/x.top.last.json"
+	py "[(q['source'], 'tx_pps' in q, 'rx_bps' in q, 'ce_ps' in q, 'retrans_ps' in q)
+	     for q in a['qps'] if q['qpn'] in ($p, $q)] == [('set-shared', False, False, False, True)] * 2
+	    and [(q['source'], 'rx_pps' in q, 'rx_bps' in q, 'nak_ps' in q)
+	         for q in a['qps'] if q['qpn'] == $r] == [('psn', True, False, False)]" \
+		"$O/x.top.last.json"
+}
+ktap_result "top: QPs $p, $q: source set-shared, retrans_ps, no packet, byte or CE rates; $r: psn, rx_pps only" topq
+topp() {
+	python3 - "$O/x.top.json" "$r" <<'EOF2'
+import json, sys
+act, seen = False, False
+for line in open(sys.argv[1]):
+    for p in json.loads(line)["ports"]:
+        if p["dev"] == "rxe0" and p["port"] == 1:
+            seen = seen or ("ecn_marked_ps" in p and "cnp_sent_ps" in p)
+            act = act or int(sys.argv[2]) in [x["qpn"] for x in p["active_qps"]]
+sys.exit(not (seen and act))
+EOF2
+}
+ktap_result "top: port rxe0/1's ECN and CNP rates, QP $r among its active QPs while it moved" topp
+grep -E '^fabtrace_(device_qps|port_(ecn|cnp|hw_counter_total.*rx_write_requests))|^fabtrace_qps_(tx_packets|rx_out_of_seq)_[a-z_]*\{device="rxe0"' \
+	"$O/x.prom" | sed 's/^/# export: /'
+pv() { awk -v k="$1" '$1 == k { print $2 }' "$O/x.prom"; }
+ktap_result "export: fabtrace_device_qps: set-shared 2, psn 1, tap 0" \
+	test "$(pv 'fabtrace_device_qps{device="rxe0",source="set-shared"}') $(pv 'fabtrace_device_qps{device="rxe0",source="psn"}') $(pv 'fabtrace_device_qps{device="rxe0",source="tap"}')" = "2 1 0"
+ktap_result "export: rxe0 has no packet series (not counted), its sets' out-of-sequence series" \
+	sh -c "! grep -qE '^fabtrace_(qps|device)_(tx|rx)_(packets|bytes)_total\{device=\"rxe0\"' '$O/x.prom' &&
+	       grep -qE '^fabtrace_qps_rx_out_of_sequence_packets_total\{device=\"rxe0\"' '$O/x.prom'"
+cong_eq "export: the port's rx_write_requests (fabtrace_port_hw_counter_total) == dev show's" \
+	"$(pv 'fabtrace_port_hw_counter_total{device="rxe0",port="1",counter="rx_write_requests"}')" "$xport"
 
 # ---- unload: what fabtrace bound, it unbinds ------------------------------------------
 

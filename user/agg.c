@@ -64,6 +64,26 @@ void agg_qp_counters(const struct ft_qp_rec *r, uint64_t c[AGG_NCTR])
 	}
 }
 
+uint64_t agg_qp_have(const struct ft_qp_rec *r)
+{
+	uint64_t have = 0;
+	unsigned int i;
+
+	_Static_assert(AGG_NCTR <= 64, "a counter a bit");
+	if (!r->hw.present)
+		return (1ull << AGG_NCTR) - 1;
+	for (i = 0; i < AGG_NCONG; i++)
+		if (r->cong.have & (1u << agg_cong_attr[i]))
+			have |= 1ull << (AGG_CONG + i);
+	for (i = FABTRACE_A_NAK_PSN_SEQ; i <= FABTRACE_A_NAK_OTHER; i++) {
+		if (r->cong.tx_nak.have & (1u << i))
+			have |= 1ull << (AGG_TX_NAK + i - 1);
+		if (r->cong.rx_nak.have & (1u << i))
+			have |= 1ull << (AGG_RX_NAK + i - 1);
+	}
+	return have;
+}
+
 void agg_dev_counters(const struct ft_dev_rec *d, uint64_t c[AGG_NTRAFFIC])
 {
 	traffic(&d->tx, c + AGG_TX);
@@ -614,8 +634,12 @@ void agg_run_reset(struct agg *a, bool devs)
 	}
 	a->ngroups = n;
 	groups_rehash(a);
-	for (i = 0; devs && i < a->ndevs; i++)
-		a->devs[i].seen = false;
+	for (i = 0; i < a->ndevs; i++) {
+		memset(a->devs[i].by_source, 0, sizeof(a->devs[i].by_source));
+		/* a device's have stays: its QPs are read again */
+		if (devs)
+			a->devs[i].seen = false;
+	}
 }
 
 void agg_dev(struct agg *a, const struct ft_dev_rec *r)
@@ -626,6 +650,8 @@ void agg_dev(struct agg *a, const struct ft_dev_rec *r)
 		d = dev_add(a, r->index);
 	snprintf(d->name, sizeof(d->name), "%s", r->name);
 	d->seen = true;
+	d->hw = r->hw.present;
+	d->have = d->hw ? 0 : (1ull << AGG_NCTR) - 1;
 	agg_dev_counters(r, d->d);
 }
 
@@ -740,7 +766,7 @@ static bool all_zero(const uint64_t *c, size_t n)
 const struct agg_group *agg_qp(struct agg *a, const struct ft_qp_rec *r, uint64_t *delta)
 {
 	static char buf[AGG_MAX_LABELS][PROM_CLEAN_SIZE(FT_CGROUP_LEN)];
-	const struct agg_dev *d = dev_find(a, r->dev_index);
+	struct agg_dev *d = dev_find(a, r->dev_index);
 	char *l[AGG_MAX_LABELS];
 	uint64_t c[AGG_NCTR], score = agg_qp_score(r);
 	struct agg_group *g;
@@ -780,6 +806,7 @@ const struct agg_group *agg_qp(struct agg *a, const struct ft_qp_rec *r, uint64_
 	if (a->by == AGG_BY_CGROUP && (r->have & FT_QP_HAVE_CGROUP) && !g->overflow)
 		g->cgroup_id = r->cgroup_id;
 	agg_qp_counters(r, c);
+	d->have |= agg_qp_have(r);
 	g->present++;
 	if (r->flags & FABTRACE_QP_FLAGS_DESTROYED) {
 		if (!(p->sflags & AGG_PIN_FOLDED)) {
@@ -791,6 +818,8 @@ const struct agg_group *agg_qp(struct agg *a, const struct ft_qp_rec *r, uint64_
 		for (i = 0; i < AGG_NCTR; i++)
 			g->live[i] += c[i];
 		g->live_qps++;
+		if (ft_qp_source(r) < AGG_NSOURCES)
+			d->by_source[ft_qp_source(r)]++;
 		g->in_error += r->state == FABTRACE_QP_STATE_ERR;
 		if (all_zero(c, AGG_NCTR))
 			p->sflags |= AGG_PIN_ZERO;

@@ -24,12 +24,19 @@
 #define AGG_TX_NAK	31	/* + FABTRACE_A_NAK_* - 1 */
 #define AGG_RX_NAK	37
 #define AGG_NCTR	43
+#define AGG_NSOURCES	(FABTRACE_SOURCE_PSN + 1)
 
 /* The FABTRACE_A_CONG_* attribute of AGG_CONG + i. */
 extern const uint16_t agg_cong_attr[AGG_NCONG];
 
 void agg_qp_counters(const struct ft_qp_rec *r, uint64_t c[AGG_NCTR]);
 void agg_dev_counters(const struct ft_dev_rec *d, uint64_t c[AGG_NTRAFFIC]);
+/*
+ * Bit i set: @r counts counter i.  All on soft-RoCE (fabtrace's taps); of
+ * a hardware NIC's QP, those its counter set fills (its cong nest), none
+ * without one: what is not counted is not exported as 0.
+ */
+uint64_t agg_qp_have(const struct ft_qp_rec *r);
 /* What ranks a QP by congestion: CE + CNPs + NAKs + retransmits + timeouts. */
 uint64_t agg_qp_score(const struct ft_qp_rec *r);
 
@@ -89,6 +96,9 @@ struct agg_dev {
 	uint64_t released[AGG_NCTR];	/* groups gone: congestion floor */
 	/* the run under way */
 	bool seen;
+	bool hw;			/* a hardware NIC: what its QPs count is in @have */
+	uint64_t have;			/* counters its QPs count (agg_qp_have()) */
+	uint32_t by_source[AGG_NSOURCES];	/* its live QPs, by where their numbers come from */
 	uint64_t d[AGG_NTRAFFIC];	/* totals, read before the QPs */
 	/* agg_end() */
 	uint64_t other[AGG_NCTR];

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "expo.h"
+#include "hwterm.h"
 #include "parse.h"
 #include "print.h"
 #include "prom.h"
@@ -86,10 +87,28 @@ void expo_top_offer(struct expo_top *t, const struct ft_qp_rec *r, uint64_t delt
 
 /* --- families ----------------------------------------------------------------- */
 
-unsigned long expo_bound(size_t devs, size_t ports, uint32_t max_groups, size_t top)
+unsigned long expo_bound(size_t devs, size_t ports, size_t hw_ports, uint32_t max_groups,
+			 size_t top)
 {
 	return EXPO_FIXED + devs * (EXPO_PER_DEV + EXPO_PER_GROUP * ((unsigned long)max_groups + 1)) +
-	       ports * EXPO_PER_PORT + top * EXPO_PER_QP;
+	       ports * EXPO_PER_PORT + hw_ports * EXPO_PER_HW_PORT + top * EXPO_PER_QP;
+}
+
+/*
+ * Whether device @d has series for counter @c: a tapped device always; a
+ * hardware NIC's if a QP of this run counts it, or a group (or "other")
+ * has a value for it from earlier ones.  Nothing not counted reads 0.
+ */
+static bool dev_counts(const struct agg *a, const struct agg_dev *d, unsigned int c)
+{
+	size_t i;
+
+	if ((d->have & (1ull << c)) || d->other[c] || (c < AGG_NTRAFFIC && d->total[c]))
+		return true;
+	for (i = 0; i < a->ngroups; i++)
+		if (a->groups[i]->dev_index == d->index && a->groups[i]->value[c])
+			return true;
+	return false;
 }
 
 static const struct stat_fam {
@@ -277,6 +296,8 @@ static void group_families(struct prom *p, const struct agg *a, const struct gvi
 					continue;
 				n = group_labels(a, d, g, l);
 				for (k = 0; k < cf->n; k++) {
+					if (!dev_counts(a, d, cf->first + k))
+						continue;
 					if (cf->n > 1)
 						l[n] = (struct prom_label){ cf->label, cf->vals[k] };
 					prom_u64(p, name, l, n + (cf->n > 1), val[cf->first + k]);
@@ -311,6 +332,57 @@ static void group_families(struct prom *p, const struct agg *a, const struct gvi
 
 /* --- devices and ports ---------------------------------------------------------- */
 
+/*
+ * A hardware NIC's port counters: ECN and CNPs under fabtrace's names
+ * (hwterm.c), those its driver has; then every counter by its driver's
+ * name, as rdma statistic show lists them (names are the driver's: label
+ * values, never metric names).
+ */
+static void hw_port_families(struct prom *p, const struct expo_in *in)
+{
+	struct prom_label l[3];
+	char name[96], help[160], port[16];
+	size_t i, k, c;
+	unsigned int t;
+	uint64_t v;
+
+	for (t = 0; t < HW_NTERMS; t++) {
+		snprintf(name, sizeof(name), "fabtrace_port_%s", hw_terms[t].metric);
+		snprintf(help, sizeof(help), "%s.", hw_terms[t].help);
+		prom_family(p, name, "counter", help);
+		for (i = 0; i < in->ndevs; i++) {
+			const struct ft_dev_hw *hw = &in->devs[i].hw;
+
+			for (k = 0; hw->present && k < hw->nports; k++) {
+				if (!hw_term_value(&hw->ports[k], t, &v))
+					continue;
+				snprintf(port, sizeof(port), "%u", hw->ports[k].port);
+				l[0] = (struct prom_label){ "device", in->devs[i].name };
+				l[1] = (struct prom_label){ "port", port };
+				prom_u64(p, name, l, 2, v);
+			}
+		}
+	}
+	prom_family(p, "fabtrace_port_hw_counter_total", "counter",
+		    "A hardware NIC port's counters by its driver's name (rdma statistic show's), "
+		    "carried past 32-bit wraps.");
+	for (i = 0; i < in->ndevs; i++) {
+		const struct ft_dev_hw *hw = &in->devs[i].hw;
+
+		for (k = 0; hw->present && k < hw->nports; k++) {
+			const struct ft_dev_hw_port *h = &hw->ports[k];
+
+			snprintf(port, sizeof(port), "%u", h->port);
+			l[0] = (struct prom_label){ "device", in->devs[i].name };
+			l[1] = (struct prom_label){ "port", port };
+			for (c = 0; c < h->ncounters; c++) {
+				l[2] = (struct prom_label){ "counter", h->c[c].name };
+				prom_u64(p, "fabtrace_port_hw_counter_total", l, 3, h->c[c].value);
+			}
+		}
+	}
+}
+
 static void device_families(struct prom *p, const struct expo_in *in)
 {
 	const struct agg *a = in->agg;
@@ -327,23 +399,42 @@ static void device_families(struct prom *p, const struct expo_in *in)
 					    fmt_guid(guid, sizeof(guid), in->devs[i].node_guid) };
 		prom_u64(p, "fabtrace_device_info", l, 3, 1);
 	}
-/* a family of one series per device, @expr of its record r */
-#define DEV_SERIES(nm, type, help, expr) do {					\
+/* a family of one series per device (@tap: per device fabtrace taps), @expr of its record r */
+#define DEV_SERIES(nm, type, help, tap, expr) do {				\
 	prom_family(p, nm, type, help);						\
 	for (i = 0; i < in->ndevs; i++) {					\
 		const struct ft_dev_rec *r = &in->devs[i];			\
+		if ((tap) && r->hw.present)					\
+			continue;						\
 		l[0] = (struct prom_label){ "device", r->name };		\
 		prom_u64(p, nm, l, 1, (expr));					\
 	}									\
 } while (0)
-#define DEV_GAUGE(nm, help, expr) DEV_SERIES(nm, "gauge", help, expr)
-#define DEV_COUNTER(nm, help, expr) DEV_SERIES(nm, "counter", help, expr)
+#define DEV_GAUGE(nm, help, expr) DEV_SERIES(nm, "gauge", help, false, expr)
+#define DEV_COUNTER(nm, help, expr) DEV_SERIES(nm, "counter", help, true, expr)
 	DEV_GAUGE("fabtrace_device_hooked",
 		  "1 if fabtrace taps the device's data path (soft-RoCE): else its counters stay 0.",
 		  r->hooked);
 	DEV_GAUGE("fabtrace_device_live_qps", "QP entries of the device's live QPs.", r->qps);
 	DEV_GAUGE("fabtrace_device_retained_qps",
 		  "Entries of the device's destroyed QPs still retained.", r->retained);
+	prom_family(p, "fabtrace_device_qps", "gauge",
+		    "Live QPs of the device by where their numbers come from: tap (soft-RoCE, exact), "
+		    "set (a NIC counter set of its own), set-shared, psn (new requests from its PSNs), "
+		    "none.");
+	for (i = 0; i < a->ndevs; i++) {
+		const struct agg_dev *d = &a->devs[i];
+		char src[16];
+
+		if (!d->seen)
+			continue;
+		l[0] = (struct prom_label){ "device", d->name };
+		for (k = 0; k < AGG_NSOURCES; k++) {
+			l[1] = (struct prom_label){ "source",
+						    kw_text(ft_kw_source, k, src, sizeof(src)) };
+			prom_u64(p, "fabtrace_device_qps", l, 2, d->by_source[k]);
+		}
+	}
 	for (f = 0; f < NTRAFFIC_FAMS; f++) {
 		const struct ctr_fam *cf = &ctr_fams[f];
 
@@ -357,6 +448,8 @@ static void device_families(struct prom *p, const struct expo_in *in)
 				continue;
 			l[0] = (struct prom_label){ "device", d->name };
 			for (k = 0; k < cf->n; k++) {
+				if (!dev_counts(a, d, cf->first + k))
+					continue;
 				if (cf->n > 1)
 					l[1] = (struct prom_label){ cf->label, cf->vals[k] };
 				prom_u64(p, name, l, 1 + (cf->n > 1), d->total[cf->first + k]);
@@ -417,6 +510,7 @@ static void device_families(struct prom *p, const struct expo_in *in)
 				 pt->state == FABTRACE_PORT_STATE_ACTIVE);
 		}
 	}
+	hw_port_families(p, in);
 }
 
 /* --- policy and PFC -------------------------------------------------------------- */
@@ -623,38 +717,47 @@ static void qp_label_values(const struct ft_qp_rec *r, char v[][FT_CGROUP_LEN + 
 		snprintf(v[7], FT_CGROUP_LEN + 32, "id:%" PRIu64, r->cgroup_id);
 	else
 		snprintf(v[7], FT_CGROUP_LEN + 32, "kernel");
+	snprintf(v[8], FT_FMT_LEN, "%s", kw_text(ft_kw_source, ft_qp_source(r), buf, sizeof(buf)));
 }
 
 static void top_families(struct prom *p, const struct expo_in *in)
 {
 	static const char *const info_names[] = {
-		"type", "state", "peer", "remote_qpn", "prio", "pid", "comm", "cgroup",
+		"type", "state", "peer", "remote_qpn", "prio", "pid", "comm", "cgroup", "source",
 	};
+	/* cong: on a hardware NIC, the cong attribute a series needs (-1: none has it) */
 	static const struct {
 		const char *name, *help;
+		int cong;
 	} fams[] = {
 		{ "fabtrace_qp_congestion_signals_total",
-		  "What ranks the QP: CE marks, CNPs and NAKs (both ways), retransmits, timeouts." },
-		{ "fabtrace_qp_tx_packets_total", "RoCE packets the QP sent." },
-		{ "fabtrace_qp_rx_packets_total", "RoCE packets the QP received." },
-		{ "fabtrace_qp_tx_bytes_total", "Payload bytes the QP sent." },
-		{ "fabtrace_qp_rx_bytes_total", "Payload bytes the QP received." },
-		{ "fabtrace_qp_rx_ect_packets_total", "ECN-capable packets the QP received." },
-		{ "fabtrace_qp_rx_ce_packets_total", "CE-marked packets the QP received." },
-		{ "fabtrace_qp_tx_cnp_packets_total", "CNPs the QP sent." },
-		{ "fabtrace_qp_rx_cnp_packets_total", "CNPs the QP received." },
-		{ "fabtrace_qp_tx_naks_total", "NAKs the QP sent." },
-		{ "fabtrace_qp_rx_naks_total", "NAKs the QP received." },
-		{ "fabtrace_qp_retransmitted_packets_total", "Packets the QP sent again." },
-		{ "fabtrace_qp_timeouts_total", "Retransmission timer expiries of the QP." },
-		{ "fabtrace_qp_rnr_timeouts_total", "RNR retry timer expiries of the QP." },
-		{ "fabtrace_qp_error_state_entries_total", "Times the QP entered the error state." },
+		  "What ranks the QP: CE marks, CNPs and NAKs (both ways), retransmits, timeouts.", 0 },
+		{ "fabtrace_qp_tx_packets_total", "RoCE packets the QP sent.", -1 },
+		{ "fabtrace_qp_rx_packets_total", "RoCE packets the QP received.", -1 },
+		{ "fabtrace_qp_tx_bytes_total", "Payload bytes the QP sent.", -1 },
+		{ "fabtrace_qp_rx_bytes_total", "Payload bytes the QP received.", -1 },
+		{ "fabtrace_qp_rx_ect_packets_total", "ECN-capable packets the QP received.",
+		  FABTRACE_A_CONG_RX_ECT },
+		{ "fabtrace_qp_rx_ce_packets_total", "CE-marked packets the QP received.",
+		  FABTRACE_A_CONG_RX_CE },
+		{ "fabtrace_qp_tx_cnp_packets_total", "CNPs the QP sent.", -1 },
+		{ "fabtrace_qp_rx_cnp_packets_total", "CNPs the QP received.", -1 },
+		{ "fabtrace_qp_tx_naks_total", "NAKs the QP sent.", -1 },
+		{ "fabtrace_qp_rx_naks_total", "NAKs the QP received.", -1 },
+		{ "fabtrace_qp_retransmitted_packets_total", "Packets the QP sent again.",
+		  FABTRACE_A_CONG_RETRANSMITS },
+		{ "fabtrace_qp_timeouts_total", "Retransmission timer expiries of the QP.",
+		  FABTRACE_A_CONG_TIMEOUTS },
+		{ "fabtrace_qp_rnr_timeouts_total", "RNR retry timer expiries of the QP.",
+		  FABTRACE_A_CONG_RNR_TIMEOUTS },
+		{ "fabtrace_qp_error_state_entries_total", "Times the QP entered the error state.",
+		  FABTRACE_A_CONG_ERRORS },
 		{ "fabtrace_qp_paused_seconds_total",
-		  "Time the QP's priority was paused by PFC while it lived (wraps at 2^32 us)." },
+		  "Time the QP's priority was paused by PFC while it lived (wraps at 2^32 us).", -1 },
 	};
-	static char vals[8][FT_CGROUP_LEN + 32];
+	static char vals[9][FT_CGROUP_LEN + 32];
 	const struct expo_top *t = in->top;
-	struct prom_label l[10];
+	struct prom_label l[11];
 	char qpn[16];
 	size_t i, f, j;
 
@@ -690,6 +793,10 @@ static void top_families(struct prom *p, const struct expo_in *in)
 				r->cong.v[FABTRACE_A_CONG_ERRORS], r->paused_us,
 			};
 
+			/* a hardware NIC's QP: what its counter set counts, no 0 for the rest */
+			if (r->hw.present && f &&
+			    (fams[f].cong < 0 || !(r->cong.have & (1u << fams[f].cong))))
+				continue;
 			snprintf(qpn, sizeof(qpn), "%u", r->qpn);
 			l[0] = (struct prom_label){ "device", r->dev };
 			l[1] = (struct prom_label){ "qpn", qpn };
@@ -724,10 +831,12 @@ static void export_families(struct prom *p, const struct expo_in *in)
 {
 	const struct agg *a = in->agg;
 	struct prom_label l[1];
-	size_t i, ports = 0;
+	size_t i, ports = 0, hw_ports = 0;
 
-	for (i = 0; i < in->ndevs; i++)
+	for (i = 0; i < in->ndevs; i++) {
 		ports += in->devs[i].nports;
+		hw_ports += in->devs[i].hw.present ? in->devs[i].hw.nports : 0;
+	}
 	prom_family(p, "fabtrace_export_groups", "gauge",
 		    "Groups of the device with series of their own (at most export's groups N).");
 	for (i = 0; i < a->ndevs; i++) {
@@ -755,7 +864,7 @@ static void export_families(struct prom *p, const struct expo_in *in)
 	prom_family(p, "fabtrace_export_max_series", "gauge",
 		    "The most series an export of these devices, ports, groups and top N can have.");
 	prom_u64(p, "fabtrace_export_max_series", NULL, 0,
-		 expo_bound(in->ndevs, ports, a->max_groups, in->top ? in->top->max : 0));
+		 expo_bound(in->ndevs, ports, hw_ports, a->max_groups, in->top ? in->top->max : 0));
 }
 
 unsigned long expo_write(FILE *fp, const struct expo_in *in)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "agg.h"
+#include "hwterm.h"
 #include "rec.h"
 
 /*
@@ -51,14 +52,17 @@ struct expo_in {
  * The series an exposition has at most, whatever the QPs: module and
  * exporter EXPO_FIXED; per device EXPO_PER_DEV, plus EXPO_PER_GROUP for
  * each of at most max_groups + 1 groups ("other"); per port EXPO_PER_PORT
- * (policy and PFC); per top QP EXPO_PER_QP.
+ * (policy and PFC), and per hardware NIC port EXPO_PER_HW_PORT (its
+ * counters); per top QP EXPO_PER_QP.
  */
 #define EXPO_FIXED	25
-#define EXPO_PER_DEV	31
+#define EXPO_PER_DEV	36
 #define EXPO_PER_GROUP	45
 #define EXPO_PER_PORT	121
 #define EXPO_PER_QP	17
-unsigned long expo_bound(size_t devs, size_t ports, uint32_t max_groups, size_t top);
+#define EXPO_PER_HW_PORT (HW_NTERMS + FT_HW_PORT_COUNTERS)
+unsigned long expo_bound(size_t devs, size_t ports, size_t hw_ports, uint32_t max_groups,
+			 size_t top);
 
 /* Write the exposition; returns the series written (errors: ferror(fp)). */
 unsigned long expo_write(FILE *fp, const struct expo_in *in);

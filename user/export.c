@@ -55,8 +55,16 @@ static int export_help(void)
 	       "then one more, \"other\", so that a device's groups add up to its totals\n"
 	       "exactly.  The top N QPs by congestion (default %d, 0: none) get series of\n"
 	       "their own as well (fabtrace_qp_*), outside those sums.  At most\n"
-	       "  %d + devices * (%d + %d * (groups + 1)) + ports * %d + top * %d\n"
+	       "  %d + devices * (%d + %d * (groups + 1)) + ports * %d\n"
+	       "  + hardware NIC ports * %d + top * %d\n"
 	       "series, however many QPs there are (fabtrace_export_max_series).\n"
+	       "\n"
+	       "On a hardware RDMA NIC each series is what the NIC counts, never a 0 for\n"
+	       "what it does not: a QP group has the counters its QPs' counter sets\n"
+	       "fill (fabtrace_device_qps{source} says how many QPs have one), and each\n"
+	       "port its ECN and CNP counters (fabtrace_port_ecn_marked_packets_total,\n"
+	       "_cnp_sent_total, _cnp_handled_total, _cnp_ignored_total) and every\n"
+	       "counter of its driver (fabtrace_port_hw_counter_total{counter}).\n"
 	       "\n"
 	       "Counters never go down while the module stays loaded: destroyed QPs are\n"
 	       "folded into their group when a run sees them retained, and a state file\n"
@@ -75,7 +83,7 @@ static int export_help(void)
 	       "  fabtrace export by cgroup top 50 dir /run/node-exporter\n"
 	       "  fabtrace -j export dev rxe0 file /tmp/rxe0.prom state none\n",
 	       GROUPS_DEFAULT, TOP_DEFAULT, EXPO_FIXED, EXPO_PER_DEV, EXPO_PER_GROUP,
-	       EXPO_PER_PORT, EXPO_PER_QP, FT_STATE_DIR, FT_TEXTFILE_DIR, FT_TEXTFILE,
+	       EXPO_PER_PORT, EXPO_PER_HW_PORT, EXPO_PER_QP, FT_STATE_DIR, FT_TEXTFILE_DIR, FT_TEXTFILE,
 	       FT_TEXTFILE);
 	return 0;
 }
@@ -343,7 +351,7 @@ static int export_run(struct ft *ft, int argc, char **argv)
 	struct qp_run run;
 	struct agg agg;
 	char *buf = NULL;
-	size_t len = 0, i, ports = 0;
+	size_t len = 0, i, ports = 0, hw_ports = 0;
 	unsigned long series;
 	uint64_t t0;
 	struct nl *nl;
@@ -443,9 +451,12 @@ static int export_run(struct ft *ft, int argc, char **argv)
 	if (ft_write_whole(q.path, buf, len, 0644, EXPORT_CTX))
 		goto out;
 	if (ft->json) {
-		for (i = 0; i < in.ndevs; i++)
+		for (i = 0; i < in.ndevs; i++) {
 			ports += in.devs[i].nports;
-		print_summary(ft, &q, &st, series, expo_bound(in.ndevs, ports, q.groups, q.top),
+			hw_ports += in.devs[i].hw.present ? in.devs[i].hw.nports : 0;
+		}
+		print_summary(ft, &q, &st, series,
+			      expo_bound(in.ndevs, ports, hw_ports, q.groups, q.top),
 			      len, &in);
 	}
 	ret = 0;

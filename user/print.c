@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hwterm.h"
 #include "out.h"
 #include "parse.h"
 #include "print.h"
@@ -406,6 +407,33 @@ static const struct ft_dev_hw_port *hw_port(const struct ft_dev_rec *r, uint32_t
 }
 
 /*
+ * The port's ECN and CNP counters under fabtrace's names, those its
+ * driver has ("congestion: ecn_marked 12 cnp_sent 12"); none, no line.
+ */
+static void print_hw_congestion(struct out *o, const struct ft_dev_hw_port *h)
+{
+	bool any = false;
+	unsigned int t;
+	uint64_t v;
+
+	for (t = 0; t < HW_NTERMS; t++) {
+		if (!hw_term_value(h, t, &v))
+			continue;
+		if (!any) {
+			out_obj_begin(o, "congestion");
+			out_text(o, "      congestion:");
+			any = true;
+		}
+		out_text(o, " %s", hw_terms[t].key);
+		out_u64(o, PRINT_ANY, hw_terms[t].key, " %llu", v);
+	}
+	if (any) {
+		out_text(o, "\n");
+		out_obj_end(o);
+	}
+}
+
+/*
  * A hardware port's counter sets: "counters auto (operator's)", as the
  * RDMA core's mode says (rdma statistic qp mode); with @stats (JSON:
  * always) every port counter by its driver's name.
@@ -424,6 +452,7 @@ static void print_hw_port(struct out *o, const struct ft_dev_rec *r,
 			out_text(o, " (operator's)");
 	}
 	out_text(o, "\n");
+	print_hw_congestion(o, h);
 	if (stats || out_is_json(o))
 		print_hw_counters(o, "counters", "      ", h->c, h->ncounters, h->truncated);
 }

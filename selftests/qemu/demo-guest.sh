@@ -153,3 +153,49 @@ kill $mons 2>/dev/null || true
 wait $mons 2>/dev/null || true
 mons=
 fabtrace policy set dev rxe0 pfc none pfc-watchdog off
+
+header "a hardware NIC: node A's rdma_rxe swapped for ft_hca, a soft HCA that counts like mlx5"
+echo "fabtrace's taps do not attach to it: on A, fabtrace sees what a ConnectX user sees"
+rmmod fabtrace
+hca_swap "${FT_BUILD:-}/$(uname -r)/hca/ft_hca.ko"
+modprobe fabtrace hw_bind=1 hw_poll_ms=200
+fabtrace dev show rxe0
+
+header "ib_write_bw B -> A, 50 x 8 KiB, 3% of B's RoCE packets lost: A's responder NAKs, B retransmits"
+peer "tc qdisc add dev \$FT_NETDEV root netem loss 3%"
+ib_write_bw -d rxe0 -x 1 -F -n 50 -s 8192 -u 17 --wait_destroy=4 >"$FT_OUT/demo-hw.srv" 2>&1 &
+srv=$!
+wait_for 20 sh -c "ss -ltn | grep -q ':18515 '"
+peer "ib_write_bw -d rxe0 -x 1 -F -n 50 -s 8192 -u 17 --wait_destroy=4 $FT_SELF_IP" >/dev/null 2>&1 &
+cli=$!
+wait_for 60 grep -q 'Waiting [0-9]* seconds' "$FT_OUT/demo-hw.srv" || true
+sleep 1
+dropped=$(peer "tc -s qdisc show dev \$FT_NETDEV" | awk '/dropped/ { sub(",", "", $7); print $7; exit }')
+fabtrace -j qp show dev rxe0 >"$FT_OUT/demo-hw-a.json"
+peer fabtrace -j qp show dev rxe0 >"$FT_OUT/demo-hw-b.json"
+echo "-- node A (hardware NIC): what its counter set counts; '-' where the NIC counts nothing"
+fabtrace qp show dev rxe0 type rc
+echo "-- node B (soft-RoCE, fabtrace's taps: every packet)"
+peer fabtrace qp show dev rxe0 type rc | grep -E '^DEV|ib_write_bw' | grep -v destroyed
+python3 - "$FT_OUT/demo-hw-a.json" "$FT_OUT/demo-hw-b.json" "$dropped" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+drops = int(sys.argv[3] or 0)
+peers = {q["qpn"]: q for q in b}
+print("-- the same QPs, each number with its source (B's netem dropped %d of its packets)" % drops)
+for q in a:
+    p = peers.get(q.get("remote_qpn"))
+    c = {x["name"]: x["value"] for x in q.get("hw", {}).get("counters", [])}
+    if not p or "rx_write_requests" not in c or not c["rx_write_requests"]:
+        continue
+    src = q["hw"]["source"]
+    print(f"A qp {q['qpn']} ({src}, counted by the NIC):  rx_write_requests {c['rx_write_requests']},"
+          f" out_of_sequence {c['out_of_sequence']}, duplicate_request {c['duplicate_request']}")
+    print(f"B qp {p['qpn']} (tap, counted by fabtrace): tx write packets {p['tx']['write']},"
+          f" retransmits {p['cong']['retransmits']}, NAKs received (seq) {p['cong']['rx_nak']['psn_seq']}")
+    ok = "==" if c["rx_write_requests"] == p["tx"]["write"] - drops else "!="
+    print(f"   A's rx_write_requests {c['rx_write_requests']} {ok} B's tx writes {p['tx']['write']}"
+          f" - netem's drops {drops}")
+PY
+peer "tc qdisc del dev \$FT_NETDEV root"
+wait "$srv" "$cli" 2>/dev/null || true

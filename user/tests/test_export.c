@@ -448,7 +448,7 @@ TEST(group_cap_and_series_bound)
 	EXPECT_EQ(v, 2);
 	/* every slot taken on both devices, every family there: the bound, exactly */
 	EXPECT_EQ(series, samples(text));
-	EXPECT_EQ(series, expo_bound(2, 2, 2, 3));
+	EXPECT_EQ(series, expo_bound(2, 2, 0, 2, 3));
 	EXPECT_TRUE(value_of(text, "fabtrace_export_max_series", &v));
 	EXPECT_EQ(v, series);
 	EXPECT_TRUE(value_of(text, "fabtrace_export_series", &v));
@@ -462,7 +462,7 @@ TEST(group_cap_and_series_bound)
 	text = synth_expo(&s, &a, &t, &series);
 	EXPECT_TRUE(value_of(text, "fabtrace_export_overflow_qps{device=\"rxe0\"}", &v));
 	EXPECT_EQ(v, 2);
-	EXPECT_TRUE(series <= expo_bound(2, 2, 2, 3));
+	EXPECT_TRUE(series <= expo_bound(2, 2, 0, 2, 3));
 	free(text);
 	expo_top_free(&t);
 	agg_free(&a);

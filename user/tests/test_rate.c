@@ -130,6 +130,121 @@ TEST(rates_sorted_and_limited)
 	qpset_free(&cur);
 }
 
+/* A hardware NIC's QP: its PSNs' progress, or a counter set's NAKs and retransmits. */
+static struct ft_qp_rec *hw_qp(struct qpset *s, uint32_t qpn, uint32_t source, uint64_t n)
+{
+	struct ft_qp_rec *r = qp(s, qpn, 0, 0, 0);
+
+	memset(&r->tx, 0, sizeof(r->tx));
+	memset(&r->rx, 0, sizeof(r->rx));
+	memset(&r->cong, 0, sizeof(r->cong));
+	r->have |= FT_QP_HAVE_PORT;
+	r->port = 1;
+	r->hw.present = true;
+	r->hw.have = FT_HW_HAVE_SOURCE;
+	r->hw.source = source;
+	if (source == FABTRACE_SOURCE_PSN) {
+		r->hw.have |= FT_HW_HAVE_PSN;
+		r->hw.psn_tx = n;
+		r->hw.psn_rx = 3 * n;
+	} else if (source == FABTRACE_SOURCE_SET) {
+		r->cong.have = 1u << FABTRACE_A_CONG_RETRANSMITS;
+		r->cong.v[FABTRACE_A_CONG_RETRANSMITS] = n;
+		r->cong.rx_nak.have = 1u << FABTRACE_A_NAK_PSN_SEQ;
+		r->cong.rx_nak.v[FABTRACE_A_NAK_PSN_SEQ] = 2 * n;
+	}
+	return r;
+}
+
+TEST(rates_of_hardware_qps)
+{
+	struct qpset prev = { 0 }, cur = { 0 };
+	struct qp_rate out[8];
+	const struct qp_rate *q;
+	size_t n;
+
+	hw_qp(&prev, 1, FABTRACE_SOURCE_PSN, 100);
+	hw_qp(&prev, 2, FABTRACE_SOURCE_SET, 10);
+	hw_qp(&prev, 3, FABTRACE_SOURCE_NONE, 0);
+	qp(&prev, 4, 0, 0, 0);
+	hw_qp(&cur, 1, FABTRACE_SOURCE_PSN, 300);
+	hw_qp(&cur, 2, FABTRACE_SOURCE_SET, 10);	/* nothing moved */
+	hw_qp(&cur, 3, FABTRACE_SOURCE_NONE, 0);
+	qp(&cur, 4, 0, 5, 0);				/* tapped: 5 packets, a retransmit */
+	n = rates_compute(&prev, &cur, T0, 2000000000ull, out);
+	EXPECT_EQ(n, 4);
+
+	q = find(out, n, 1);		/* new requests, no bytes, nothing else */
+	ASSERT_TRUE(q);
+	EXPECT_EQ(q->have, RATE_HAVE_PKTS);
+	EXPECT_DBL(q->tx_pps, 100);
+	EXPECT_DBL(q->rx_pps, 300);
+	EXPECT_TRUE(q->active);
+	q = find(out, n, 2);
+	ASSERT_TRUE(q);
+	EXPECT_EQ(q->have, RATE_HAVE_NAK | RATE_HAVE_RETRANS);
+	EXPECT_DBL(q->retrans_ps, 0);
+	EXPECT_FALSE(q->active);
+	q = find(out, n, 3);
+	ASSERT_TRUE(q);
+	EXPECT_EQ(q->have, 0);
+	q = find(out, n, 4);
+	ASSERT_TRUE(q);
+	EXPECT_EQ(q->have, RATE_HAVE_TAP);
+
+	/* what a QP's source does not count sorts after a counted 0 */
+	EXPECT_EQ(rates_sort(out, n, TOP_SORT_RETRANS, 0), 4);
+	EXPECT_EQ(out[0].r->qpn, 4);	/* 0.5/s */
+	EXPECT_EQ(out[1].r->qpn, 2);	/* 0/s, counted */
+	EXPECT_EQ(out[2].r->qpn, 1);
+	EXPECT_EQ(out[3].r->qpn, 3);
+	EXPECT_EQ(rates_sort(out, n, TOP_SORT_PKTS, 0), 4);
+	EXPECT_EQ(out[0].r->qpn, 1);
+	EXPECT_EQ(out[1].r->qpn, 4);
+	qpset_free(&prev);
+	qpset_free(&cur);
+}
+
+/* A hardware port's congestion rates, by its driver's names. */
+TEST(port_rates)
+{
+	struct ft_dev_rec *d = calloc(4, sizeof(*d));
+	struct port_rate out[4];
+	size_t n;
+
+	ASSERT_TRUE(d);
+	/* d[0], d[1]: before and after; mlx5's names */
+	for (n = 0; n < 2; n++) {
+		struct ft_dev_hw_port *p = &d[n].hw.ports[0];
+
+		d[n].index = 3;
+		d[n].hw.present = true;
+		d[n].hw.nports = 1;
+		p->port = 1;
+		p->ncounters = 3;
+		p->c[0] = (struct ft_hw_counter){ "rx_write_requests", 1000 * n };
+		p->c[1] = (struct ft_hw_counter){ "np_ecn_marked_roce_packets", 50 + 40 * n };
+		p->c[2] = (struct ft_hw_counter){ "rp_cnp_ignored", 7 };
+	}
+	/* d[2]: a tapped device after, no hw: not listed */
+	d[2].index = 4;
+	n = port_rates_compute(d, 1, d + 1, 2, 2000000000ull, out);
+	EXPECT_EQ(n, 1);
+	EXPECT_EQ(out[0].port, 1);
+	EXPECT_EQ(out[0].have, (1u << HW_ECN_MARKED) | (1u << HW_CNP_IGNORED));
+	EXPECT_DBL(out[0].ps[HW_ECN_MARKED], 20);
+	EXPECT_DBL(out[0].ps[HW_CNP_IGNORED], 0);
+	EXPECT_TRUE(out[0].congested);
+	/* bnxt_re's name for the same, and no earlier sample: none yet */
+	d[1].hw.ports[0].c[1].name = "rx_ecn_marked_pkts";
+	d[0].hw.ports[0].c[1].name = "rx_ecn_marked_pkts";
+	n = port_rates_compute(d, 1, d + 1, 1, 1000000000ull, out);
+	EXPECT_EQ(n, 1);
+	EXPECT_DBL(out[0].ps[HW_ECN_MARKED], 40);
+	EXPECT_EQ(port_rates_compute(d, 0, d + 1, 1, 1000000000ull, out), 0);
+	free(d);
+}
+
 TEST(top_keywords)
 {
 	uint32_t v;
