@@ -29,18 +29,21 @@
 #             and duplicate_request (and fabtrace's rx_oos, rx_dup) equal
 #             what the capture on A says rxe's responder saw
 #   retained  the QPs destroyed, A's entries keep their sets' final values
-#   exhausted ft_hca reloaded with one counter set: a process's second QP
-#             shares its first's set (set-shared(2), one set listing both in
-#             rdma statistic qp show, its writes those of both of B's QPs);
-#             another process's QP gets ENOMEM and its PSNs' progress: its
-#             new requests received == B's tapped writes (no loss); the
-#             port's rx_write_requests == the set's + that QP's psn_rx
-#   top       fabtrace top on A beside that traffic: the PSN QP's rx_pps over
-#             the snapshots adds up to its psn_rx; the set QPs have no packet,
-#             byte or CE rate; the port's ECN/CNP rates name the QP as active
+#   exhausted ft_hca reloaded with 8 counter sets, 50 QPs: process 1's ten
+#             take the 8 sets, the last of them sharing one of its sets
+#             (set-shared(n); rdma statistic qp show lists 8 sets holding
+#             the ten, with fabtrace's values; each set's writes those of
+#             B's peer QPs); processes 2-5's 40 QPs get ENOMEM and their
+#             PSNs' progress: each one's new requests received == B's
+#             tapped writes (no loss); the port's rx_write_requests == the
+#             8 sets' + the 40 psn_rx == B's writes to all 50
+#   top       fabtrace top on A beside that traffic: the PSN QPs' rx_pps over
+#             the snapshots adds up to their psn_rx; the set QPs have no
+#             packet, byte or CE rate; the port's ECN/CNP rates name the PSN
+#             QPs as active
 #   export    the same moment: QPs by source, no packet series for rxe0,
 #             the port's driver counters as dev show's
-#   unload    rmmod fabtrace while those QPs live: the QPs it bound are
+#   unload    rmmod fabtrace while those 50 QPs live: the QPs it bound are
 #             unbound (rdma statistic qp show lists no set), and the
 #             operator can set auto mode
 #   operator  auto mode set with rdma(8): dev show says so (operator's),
@@ -196,7 +199,7 @@ aqpn() { jq ".qps[$2].qpn" "$O/$1.json"; }
 
 # ---- setup -------------------------------------------------------------------
 
-ktap_plan 89
+ktap_plan 88
 
 ktap_assert "setup: A: ft_hca in rdma_rxe's place, rxe0 made, fabtrace loaded" hca_load
 ktap_assert "setup: B: rdma_rxe's rxe0, fabtrace loaded" b_load
@@ -379,20 +382,39 @@ ktap_result "retained: QP $lq destroyed, out_of_sequence still $oos" ret "$lq" o
 ktap_result "retained: -j qp show is valid JSON, text row of QP $aq says '-'" sh -c \
 	"jq -e . '$O/r.json' >/dev/null && fabtrace qp show dev rxe0 | awk '\$2 == $aq && \$8 == \"-\"' | grep -q ."
 
-# ---- exhausted: one set for all ---------------------------------------------------------
-
+# ---- exhausted: 8 sets for 50 QPs -----------------------------------------------------
 
 FT_ARGS=(hw_bind=1)
-ktap_assert "exhausted: ft_hca reloaded with nr_counters=1, fabtrace (hw_bind=1) after it" hca_load nr_counters=1
+ktap_assert "exhausted: ft_hca reloaded with nr_counters=8, fabtrace (hw_bind=1) after it" hca_load nr_counters=8
 # top samples A throughout: the QPs below are new to its first sample
 fabtrace -j top dev rxe0 interval 500 >"$O/x.top.json" 2>"$O/x.top.err" &
 xtop=$!
 bg_add "$xtop"
 sleep 1
-ktap_result "exhausted: process 1, two QPs, 30 x 8 KiB written to each from B" pair x1 18661 2
+ktap_result "exhausted: process 1, ten QPs, 30 x 8 KiB written to each from B" pair x1 18661 10
 x1=$SRV
-ktap_result "exhausted: process 2, one QP, the same" pair x2 18662 1
-x2=$SRV
+# processes 2 to 5, ten QPs each, at once
+others() {
+	local i rc=0 pids=()
+
+	XS=()
+	for i in 2 3 4 5; do
+		srv "x$i" $((18660 + i)) -n 10 "${QPS[@]}"
+		XS+=("$SRV")
+	done
+	for i in 2 3 4 5; do
+		cli "x$i" $((18660 + i)) -n 10 "${QPS[@]}" &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do
+		wait "$i" || rc=1
+	done
+	for i in 2 3 4 5; do
+		wait_for 60 done_json "x$i" || rc=1
+	done
+	return "$rc"
+}
+ktap_result "exhausted: processes 2 to 5, ten QPs each, the same, at once" others
 # two of fabtrace's reads after the last packet, and two of top's
 sleep 1
 fabtrace -j qp show dev rxe0 >"$O/x.a.json"
@@ -402,80 +424,130 @@ fabtrace qp show dev rxe0 >"$O/x.a.txt"
 fabtrace -j dev show rxe0 >"$O/x.dev.json"
 fabtrace export state none >"$O/x.prom"
 stop "$xtop"
-p=$(aqpn x1 0) q=$(aqpn x1 1) r=$(aqpn x2 0)
-log "sets: $(jq -c 'map({cntn, lqpn, rx_write_requests})' "$O/x.sets.json")"
-log "A: $(jq -c "map(select(.qpn == $p or .qpn == $q or .qpn == $r) | {qpn, source, hw: (.hw | del(.counters))})" "$O/x.a.json")"
-grep -E "^DEV|^rxe0 +($p|$q|$r) " "$O/x.a.txt" | sed 's/^/# /'
-shared() {
-	[ "$(qp "$O/x.a.json" "$p" '[.source, .hw.set_qps, .hw.set_id] | @text')" = \
-		"$(qp "$O/x.a.json" "$q" '[.source, .hw.set_qps, .hw.set_id] | @text')" ] &&
-		[ "$(qp "$O/x.a.json" "$p" '[.source, .hw.set_qps] | @text')" = '["set-shared",2]' ]
+# what every QP of the five runs counted, each against B's taps and rdma(8)
+python3 - "$O" <<'EOF2' >"$O/x.sum.json"
+import json, sys
+o = sys.argv[1]
+a = {q["qpn"]: q for q in json.load(open(o + "/x.a.json")) if "destroyed" not in q.get("flags", [])}
+b = {q["qpn"]: q for q in json.load(open(o + "/x.b.json"))}
+sets = {s["cntn"]: s for s in json.load(open(o + "/x.sets.json"))}
+runs = {i: json.load(open(f"{o}/x{i}.json"))["qps"] for i in range(1, 6)}
+# B's tapped first transmissions of writes to A's QP q: its write packets
+# less those it sent again (a starved node's ACK timeouts retransmit)
+def writes(q):
+    p = b[q["remote_qpn"]]
+    return p["tx"]["write"] - p["cong"]["retransmits"]
+def hwc(q, n):
+    return {c["name"]: c["value"] for c in a[q["qpn"]]["hw"].get("counters", [])}.get(n)
+# what a set took in sequence: every new request once, whatever came again
+def took(q):
+    return hwc(q, "rx_write_requests") - hwc(q, "out_of_sequence") - hwc(q, "duplicate_request")
+p1 = [a[q["qpn"]] for q in runs[1]]
+rest = [a[q["qpn"]] for i in range(2, 6) for q in runs[i]]
+ids = {q["hw"].get("set_id") for q in p1}
+bysrc = {}
+for q in p1 + rest:
+    bysrc[q["source"]] = bysrc.get(q["source"], 0) + 1
+out = {
+    "sources": bysrc,
+    "p1_sets": len(ids - {None}),
+    "p1_in_sets": sum(q["source"] in ("set", "set-shared") for q in p1),
+    "shared_ok": all(q["hw"]["set_qps"] == sum(r["hw"].get("set_id") == q["hw"]["set_id"] for r in p1)
+                     for q in p1 if q["source"] == "set-shared"),
+    "rdma_sets": len(sets),
+    "rdma_lqpns_p1": sorted(n for s in sets.values() for n in s["lqpn"]) == sorted(q["qpn"] for q in p1),
+    "sets_eq_rdma": all(hwc(q, "rx_write_requests") == sets[q["hw"]["set_id"]]["rx_write_requests"]
+                        for q in p1 if q["hw"].get("set_id") in sets),
+    "sets_eq_b": all(took(q) == sum(writes(r) for r in p1 if r["hw"].get("set_id") == q["hw"]["set_id"])
+                     for q in p1),
+    "sets_sum": sum({q["hw"]["set_id"]: took(q) for q in p1}.values()),
+    "b_retx": sum(b[q["remote_qpn"]]["cong"]["retransmits"] for q in p1 + rest),
+    "rest_enomem": sum(q["source"] == "psn" and q["hw"].get("bind_error") == 12 for q in rest),
+    "rest_psn_eq_b": sum(q["hw"].get("psn_rx") == writes(q) for q in rest),
+    "psn_sum": sum(q["hw"].get("psn_rx", 0) for q in rest),
+    "b_sum": sum(writes(q) for q in p1 + rest),
+    "psn_qpns": [q["qpn"] for q in rest],
+    "set_qpns": [q["qpn"] for q in p1],
+    "shared_qpn": next((q["qpn"] for q in p1 if q["source"] == "set-shared"), None),
+    "shared_n": next((q["hw"]["set_qps"] for q in p1 if q["source"] == "set-shared"), None),
 }
-ktap_result "exhausted: QPs $p and $q (one process) share one set: set-shared, 2 QPs, one set id" shared
-ktap_result "exhausted: rdma statistic qp show: one set, QPs $p and $q, its cntn theirs" \
-	py "len(a) == 1 and sorted(a[0]['lqpn']) == sorted([$p, $q]) and a[0]['cntn'] == $(qp "$O/x.a.json" "$p" .hw.set_id)" \
-	"$O/x.sets.json"
-xw=$(hwc "$O/x.a.json" "$p" rx_write_requests)
-cong_eq "exhausted: the set's rx_write_requests == rdma statistic qp show's" \
-	"$xw" "$(jq '.[0].rx_write_requests' "$O/x.sets.json")"
-cong_eq "exhausted: == B's tapped tx writes to both QPs" \
-	"$xw" $(($(bw "$O/x.b.json" x1 0) + $(bw "$O/x.b.json" x1 1)))
-ktap_result "exhausted: QP $q's row says set-shared(2)" \
-	sh -c "awk '\$2 == $q { print \$16 }' '$O/x.a.txt' | grep -qx 'set-shared(2)'"
-ktap_result "exhausted: process 2's QP $r: no set left (ENOMEM), its PSNs' progress instead" \
-	test "$(qp "$O/x.a.json" "$r" '[.source, .hw.bind_error] | @text')" = '["psn",12]'
-cong_eq "exhausted: QP $r's new requests received (psn_rx) == B's tapped tx writes to it" \
-	"$(qp "$O/x.a.json" "$r" .hw.psn_rx)" "$(bw "$O/x.b.json" x2 0)"
-ktap_result "exhausted: QP $r's row says psn, '-' for packets" \
-	sh -c "awk '\$2 == $r { print \$8, \$16 }' '$O/x.a.txt' | grep -qx -- '- psn'"
-# the fallback loses nothing: the set's writes and the PSN QP's are the port's
+print(json.dumps(out))
+EOF2
+# xs FILTER: jq's FILTER of the summary
+xs() { jq -r "$1" "$O/x.sum.json"; }
+log "sets: $(jq -c 'map({cntn, lqpn, rx_write_requests})' "$O/x.sets.json")"
+log "summary: $(jq -c 'del(.psn_qpns, .set_qpns)' "$O/x.sum.json")"
+grep -E "^DEV|^rxe0 +($(xs '.set_qpns | map(tostring) | join("|")')|$(xs '.psn_qpns[0]')) " "$O/x.a.txt" | sed 's/^/# /'
+ktap_result "exhausted: process 1's ten QPs are in the 8 sets, some sharing (set-shared(n), n their set's QPs)" \
+	test "$(xs '[.p1_in_sets, .p1_sets, .shared_ok, .shared_n > 1] | @text')" = '[10,8,true,true]'
+ktap_result "exhausted: rdma statistic qp show: 8 sets, holding process 1's ten QPs, each as fabtrace reads it" \
+	test "$(xs '[.rdma_sets, .rdma_lqpns_p1, .sets_eq_rdma] | @text')" = '[8,true,true]'
+ktap_result "exhausted: each set's writes taken in sequence == B's tapped first writes to its QPs" \
+	test "$(xs .sets_eq_b)" = true
+cong_eq "exhausted: processes 2-5's 40 QPs: no set left (ENOMEM), their PSNs' progress instead" \
+	"$(xs .rest_enomem)" 40
+cong_eq "exhausted: each one's new requests received (psn_rx) == B's tapped first writes to it" \
+	"$(xs .rest_psn_eq_b)" 40
+ktap_result "exhausted: rows say set-shared($(xs .shared_n)) and psn with '-' for packets" \
+	sh -c "awk '\$2 == $(xs .shared_qpn) { print \$16 }' '$O/x.a.txt' | grep -qx 'set-shared($(xs .shared_n))' &&
+	       awk '\$2 == $(xs '.psn_qpns[0]') { print \$8, \$16 }' '$O/x.a.txt' | grep -qx -- '- psn'"
+# the fallback loses nothing: the sets' writes and the PSN QPs' are the port's
+# (what it took in sequence: B retransmits when a starved node's ACKs are late)
 xport=$(jq '.[0].ports[0].counters | from_entries | .rx_write_requests' "$O/x.dev.json")
-cong_eq "exhausted: the port's rx_write_requests == the set's + QP $r's psn_rx" \
-	"$xport" $((xw + $(qp "$O/x.a.json" "$r" .hw.psn_rx)))
+xtook=$(jq '.[0].ports[0].counters | from_entries |
+	.rx_write_requests - .out_of_sequence - .duplicate_request' "$O/x.dev.json")
+cong_eq "exhausted: the port's writes taken in sequence == the 8 sets' + the 40 QPs' psn_rx" \
+	"$xtook" $(($(xs .sets_sum) + $(xs .psn_sum)))
+cong_eq "exhausted: == B's tapped first writes to all 50 ($(xs .b_retx) sent again)" \
+	"$xtook" "$(xs .b_sum)"
 
 # top and the export, on this hardware NIC
 log "top: $(wc -l <"$O/x.top.json") snapshots; $(cat "$O/x.top.err")"
-tail -1 "$O/x.top.json" | jq -c '.ports, [.qps[] | select(.dev == "rxe0")]' | sed 's/^/# top: /'
+tail -1 "$O/x.top.json" | jq -c '.ports' | sed 's/^/# top: /'
+# top_sum FILE KEY QPN...: KEY per second times each snapshot's interval, summed
 top_sum() {
 	python3 - "$@" <<'EOF2'
 import json, sys
-f, qpn, key = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+f, key, qpns = sys.argv[1], sys.argv[2], {int(x) for x in sys.argv[3:]}
 t = 0.0
 for line in open(f):
     s = json.loads(line)
-    t += sum(q[key] * s["elapsed_ms"] / 1000 for q in s["qps"] if q["qpn"] == qpn and key in q)
+    t += sum(q[key] * s["elapsed_ms"] / 1000 for q in s["qps"] if q["qpn"] in qpns and key in q)
 print(round(t))
 EOF2
 }
-cong_eq "top: QP $r's rx_pps (from its PSNs) over top's snapshots add up to its psn_rx" \
-	"$(top_sum "$O/x.top.json" "$r" rx_pps)" "$(qp "$O/x.a.json" "$r" .hw.psn_rx)"
+# each snapshot's elapsed_ms is rounded: 0.5 ms of at least 500, 0.1 %
+# shellcheck disable=SC2046 # a list of QP numbers
+ts=$(top_sum "$O/x.top.json" rx_pps $(xs '.psn_qpns[]'))
+ktap_result "top: the 40 PSN QPs' rx_pps over top's snapshots add up to their psn_rx ($ts ~ $(xs .psn_sum), 0.1 %)" \
+	test $(((ts - $(xs .psn_sum)) * 1000)) -le "$(xs .psn_sum)" -a $((($(xs .psn_sum) - ts) * 1000)) -le "$(xs .psn_sum)"
 topq() {
 	tail -1 "$O/x.top.json" >"$O/x.top.last.json"
-	py "[(q['source'], 'tx_pps' in q, 'rx_bps' in q, 'ce_ps' in q, 'retrans_ps' in q)
-	     for q in a['qps'] if q['qpn'] in ($p, $q)] == [('set-shared', False, False, False, True)] * 2
-	    and [(q['source'], 'rx_pps' in q, 'rx_bps' in q, 'nak_ps' in q)
-	         for q in a['qps'] if q['qpn'] == $r] == [('psn', True, False, False)]" \
+	py "{(q['source'] in ('set', 'set-shared'), 'tx_pps' in q, 'rx_bps' in q, 'ce_ps' in q, 'retrans_ps' in q)
+	     for q in a['qps'] if q['qpn'] in $(xs .set_qpns)} == {(True, False, False, False, True)}
+	    and {(q['source'], 'rx_pps' in q, 'rx_bps' in q, 'nak_ps' in q)
+	         for q in a['qps'] if q['qpn'] in $(xs .psn_qpns)} == {('psn', True, False, False)}" \
 		"$O/x.top.last.json"
 }
-ktap_result "top: QPs $p, $q: source set-shared, retrans_ps, no packet, byte or CE rates; $r: psn, rx_pps only" topq
+ktap_result "top: set QPs: retrans_ps, no packet, byte or CE rates; PSN QPs: rx_pps, no bytes, no NAKs" topq
 topp() {
-	python3 - "$O/x.top.json" "$r" <<'EOF2'
+	python3 - "$O/x.top.json" "$(xs .psn_qpns)" <<'EOF2'
 import json, sys
-act, seen = False, False
+act, seen, want = set(), False, set(json.loads(sys.argv[2]))
 for line in open(sys.argv[1]):
     for p in json.loads(line)["ports"]:
         if p["dev"] == "rxe0" and p["port"] == 1:
             seen = seen or ("ecn_marked_ps" in p and "cnp_sent_ps" in p)
-            act = act or int(sys.argv[2]) in [x["qpn"] for x in p["active_qps"]]
-sys.exit(not (seen and act))
+            act |= {x["qpn"] for x in p["active_qps"]}
+sys.exit(not (seen and want <= act))
 EOF2
 }
-ktap_result "top: port rxe0/1's ECN and CNP rates, QP $r among its active QPs while it moved" topp
+ktap_result "top: port rxe0/1's ECN and CNP rates; each PSN QP among its active QPs while it moved" topp
 grep -E '^fabtrace_(device_qps|port_(ecn|cnp|hw_counter_total.*rx_write_requests))|^fabtrace_qps_(tx_packets|rx_out_of_seq)_[a-z_]*\{device="rxe0"' \
 	"$O/x.prom" | sed 's/^/# export: /'
 pv() { awk -v k="$1" '$1 == k { print $2 }' "$O/x.prom"; }
-ktap_result "export: fabtrace_device_qps: set-shared 2, psn 1, tap 0" \
-	test "$(pv 'fabtrace_device_qps{device="rxe0",source="set-shared"}') $(pv 'fabtrace_device_qps{device="rxe0",source="psn"}') $(pv 'fabtrace_device_qps{device="rxe0",source="tap"}')" = "2 1 0"
+ktap_result "export: fabtrace_device_qps: set + set-shared 10, psn 40, tap 0" \
+	test "$(($(pv 'fabtrace_device_qps{device="rxe0",source="set-shared"}') + $(pv 'fabtrace_device_qps{device="rxe0",source="set"}'))) $(pv 'fabtrace_device_qps{device="rxe0",source="psn"}') $(pv 'fabtrace_device_qps{device="rxe0",source="tap"}')" = "10 40 0"
 ktap_result "export: rxe0 has no packet series (not counted), its sets' out-of-sequence series" \
 	sh -c "! grep -qE '^fabtrace_(qps|device)_(tx|rx)_(packets|bytes)_total\{device=\"rxe0\"' '$O/x.prom' &&
 	       grep -qE '^fabtrace_qps_rx_out_of_sequence_packets_total\{device=\"rxe0\"' '$O/x.prom'"
@@ -484,15 +556,16 @@ cong_eq "export: the port's rx_write_requests (fabtrace_port_hw_counter_total) =
 
 # ---- unload: what fabtrace bound, it unbinds ------------------------------------------
 
-ktap_result "unload: rmmod fabtrace while QPs $p, $q and $r live" sh -c "kill -0 $x1 && kill -0 $x2 && rmmod fabtrace"
+ktap_result "unload: rmmod fabtrace while the 50 QPs live" sh -c "kill -0 $x1 ${XS[*]} && rmmod fabtrace"
 rdma -j statistic qp show link rxe0/1 >"$O/u.sets.json"
 log "after rmmod: sets $(jq -c 'map({cntn, lqpn})' "$O/u.sets.json"); $(rdma statistic qp mode link rxe0/1)"
-ktap_result "unload: QPs $p and $q live, in no set (rdma statistic qp show lists none)" \
+ktap_result "unload: process 1's QPs live, in no set (rdma statistic qp show lists none)" \
 	sh -c "kill -0 $x1 && [ \"\$(jq length '$O/u.sets.json')\" = 0 ]"
 ktap_result "unload: the operator can set auto mode (rdma statistic qp set ... auto type on)" \
 	sh -c "rdma statistic qp set link rxe0/1 auto type on && rdma statistic qp set link rxe0/1 auto off"
-stop "$x1"
-stop "$x2"
+for x in "$x1" "${XS[@]}"; do
+	stop "$x"
+done
 ktap_assert "unload: fabtrace loaded again (hw_bind=1)" ft_load
 
 # ---- operator: auto mode is theirs -----------------------------------------------------

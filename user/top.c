@@ -61,7 +61,7 @@ static int top_help(void)
 	       "sent, handled and ignored per second, and the QPs on it whose counters\n"
 	       "moved in the interval (JSON \"ports\": {\"dev\", \"port\", \"congested\",\n"
 	       "\"ecn_marked_ps\", ..., \"active_qps\": [{\"qpn\", \"pid\", \"comm\",\n"
-	       "\"cgroup\"}]}).\n"
+	       "\"prio\", \"cgroup\"}]}).\n"
 	       "\n"
 	       "Examples:\n"
 	       "  fabtrace top\n"
@@ -327,6 +327,8 @@ static void print_ports_json(struct top *t, size_t nports, size_t total)
 			out_u64(o, PRINT_JSON, "qpn", NULL, r->qpn);
 			out_u64(o, PRINT_JSON, "pid", NULL, r->pid);
 			out_str(o, PRINT_JSON, "comm", NULL, r->comm);
+			if (r->have & FT_QP_HAVE_PFC)
+				out_u64(o, PRINT_JSON, "prio", NULL, r->prio);
 			if (r->have & FT_QP_HAVE_CGROUP)
 				out_str(o, PRINT_JSON, "cgroup", NULL, r->cgroup);
 			out_obj_end(o);

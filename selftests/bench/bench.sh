@@ -13,10 +13,12 @@
 # 3. scale: kernel memory per QP entry, and a full `fabtrace -j qp show`
 #    against `rdma -j resource show qp` for the same QPs;
 # 4. events: what an event costs when rate limiting withholds it, and when
-#    it is sent.
+#    it is sent;
+# 5. hardware NIC (full only): one read of N counter sets (8 to 1,000) on
+#    ft_hca, the counting soft HCA, beside rdma(8)'s read of the same.
 # Benchmarks print numbers; they never fail on timing.  smoke runs each
 # part briefly, to prove it still works; host runs part 1 alone, in full.
-# BENCH_PARTS="1 2 2b 2c 3 4" picks parts (default: all).
+# BENCH_PARTS="1 2 2b 2c 3 4 5" picks parts (default: all).
 set -euo pipefail
 
 mode=${1:-full}
@@ -166,11 +168,18 @@ vm_parts() {
 	make -s -C "$TOP" KVER="$kver" modules user
 	# the nodes see the build tree at the same path
 	echo "$mode" >"$out/mode"
-	local real=() names t
+	local real=() hw=() names t
+
+	# part 5's soft HCA: a measurement, not a check (hw.sh): full runs only
+	if want 5 && [ "$mode" = full ]; then
+		make -s -C "$TOP" "$BUILD/$kver/hca/ft_hca.ko" || return 1
+		hw=(vm-hw.sh)
+	fi
 
 	! want 2 || real+=(vm-traffic.sh)
 	! want 3 || real+=(vm-scale.sh)
 	! want 4 || real+=(vm-events.sh)
+	real+=("${hw[@]}")
 	if [ ${#real[@]} -gt 0 ]; then
 		vm_run "parts 2-4" real "${real[@]}" || return 1
 		names=()

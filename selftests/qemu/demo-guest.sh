@@ -6,6 +6,7 @@
 # (through `peer`).  Later steps (traffic, congestion, policy) go at the end.
 set -euo pipefail
 . "$FT_REPO/selftests/lib.sh"
+. "$FT_REPO/selftests/lib-cong.sh"
 
 header() {
 	printf '\n======== %s ========\n' "$*"
@@ -162,21 +163,23 @@ modprobe fabtrace hw_bind=1 hw_poll_ms=200
 fabtrace dev show rxe0
 
 header "ib_write_bw B -> A, 50 x 8 KiB, 3% of B's RoCE packets lost: A's responder NAKs, B retransmits"
-peer "tc qdisc add dev \$FT_NETDEV root netem loss 3%"
-ib_write_bw -d rxe0 -x 1 -F -n 50 -s 8192 -u 17 --wait_destroy=4 >"$FT_OUT/demo-hw.srv" 2>&1 &
+cong_netem peer roce loss 3%
+stdbuf -oL ib_write_bw -d rxe0 -x 1 -F -n 50 -s 8192 -u 17 --wait_destroy=4 >"$FT_OUT/demo-hw.srv" 2>&1 &
 srv=$!
 wait_for 20 sh -c "ss -ltn | grep -q ':18515 '"
 peer "ib_write_bw -d rxe0 -x 1 -F -n 50 -s 8192 -u 17 --wait_destroy=4 $FT_SELF_IP" >/dev/null 2>&1 &
 cli=$!
 wait_for 60 grep -q 'Waiting [0-9]* seconds' "$FT_OUT/demo-hw.srv" || true
 sleep 1
-dropped=$(peer "tc -s qdisc show dev \$FT_NETDEV" | awk '/dropped/ { sub(",", "", $7); print $7; exit }')
+dropped=$(cong_netem_drops peer)
 fabtrace -j qp show dev rxe0 >"$FT_OUT/demo-hw-a.json"
 peer fabtrace -j qp show dev rxe0 >"$FT_OUT/demo-hw-b.json"
 echo "-- node A (hardware NIC): what its counter set counts; '-' where the NIC counts nothing"
 fabtrace qp show dev rxe0 type rc
 echo "-- node B (soft-RoCE, fabtrace's taps: every packet)"
-peer fabtrace qp show dev rxe0 type rc | grep -E '^DEV|ib_write_bw' | grep -v destroyed
+bq=$(jq '[.[] | select(.comm == "ib_write_bw" and .hw.source == "set")] | last | .remote_qpn' \
+	"$FT_OUT/demo-hw-a.json")
+peer fabtrace qp show dev rxe0 type rc | awk -v q="$bq" 'NR == 1 || $2 == q'
 python3 - "$FT_OUT/demo-hw-a.json" "$FT_OUT/demo-hw-b.json" "$dropped" <<'PY'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
@@ -193,9 +196,13 @@ for q in a:
           f" out_of_sequence {c['out_of_sequence']}, duplicate_request {c['duplicate_request']}")
     print(f"B qp {p['qpn']} (tap, counted by fabtrace): tx write packets {p['tx']['write']},"
           f" retransmits {p['cong']['retransmits']}, NAKs received (seq) {p['cong']['rx_nak']['psn_seq']}")
-    ok = "==" if c["rx_write_requests"] == p["tx"]["write"] - drops else "!="
-    print(f"   A's rx_write_requests {c['rx_write_requests']} {ok} B's tx writes {p['tx']['write']}"
-          f" - netem's drops {drops}")
+    rx, oos, dup = c["rx_write_requests"], c["out_of_sequence"], c["duplicate_request"]
+    ok = "==" if rx == p["tx"]["write"] - drops else "!="
+    print(f"   A's rx_write_requests {rx} {ok} B's tx writes {p['tx']['write']} - netem's drops {drops}")
+    ok = "==" if oos + dup + drops == p["cong"]["retransmits"] else "!="
+    print(f"   A's out_of_sequence {oos} + duplicate_request {dup} + netem's drops {drops}"
+          f" {ok} B's retransmits {p['cong']['retransmits']}")
+    print(f"   A took {rx - oos - dup} in sequence (50 writes of 8 KiB in 1 KiB packets: 400)")
 PY
-peer "tc qdisc del dev \$FT_NETDEV root"
+cong_netem_del peer
 wait "$srv" "$cli" 2>/dev/null || true
