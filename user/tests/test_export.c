@@ -423,6 +423,82 @@ TEST(state_of_another_load_or_grouping)
 	agg_free(&a);
 }
 
+/* A hardware NIC: what it counts has series, what it does not has none. */
+TEST(hardware_nic_series)
+{
+	static struct synth s;
+	struct nlb_qp q = {
+		.dev_index = 3, .dev = "mlx5_0", .type = FABTRACE_QP_TYPE_RC,
+		.state = FABTRACE_QP_STATE_RTS, .pid = 100, .comm = "python",
+		.peer = nlb_peer_v4, .rqpn = 90, .ctime = 1700000000000000000ull,
+		.cgroup_id = 4242, .cgroup = "/slurm/job_1", .qpn = 40, .base = 0,
+	};
+	struct ft_dev_hw_port *hp;
+	struct ft_qp_rec *r;
+	unsigned long series;
+	struct expo_top t;
+	struct agg a;
+	uint64_t v;
+	char *text;
+
+	synth_init(&s, 1699999990000000000ull);
+	synth_dev(&s, 3, "mlx5_0");
+	s.devs[0].hooked = false;
+	s.devs[0].hw.present = s.devs[0].hw.sets = s.devs[0].hw.port_stats = true;
+	s.devs[0].hw.nports = 1;
+	hp = &s.devs[0].hw.ports[0];
+	hp->port = 1;
+	hp->ncounters = 3;
+	hp->c[0] = (struct ft_hw_counter){ "np_cnp_sent", 5 };
+	hp->c[1] = (struct ft_hw_counter){ "rx_write_requests", 77 };
+	hp->c[2] = (struct ft_hw_counter){ "evil\"name\n", 1 };
+	/* a QP in a set of its own that counted 4 retransmits, nothing else */
+	r = synth_qp(&s, &q, 3);
+	memset(&r->tx, 0, sizeof(r->tx));
+	memset(&r->rx, 0, sizeof(r->rx));
+	memset(&r->cong, 0, sizeof(r->cong));
+	r->cong.have = 1u << FABTRACE_A_CONG_RETRANSMITS;
+	r->cong.v[FABTRACE_A_CONG_RETRANSMITS] = 4;
+	r->hw.present = true;
+	r->hw.have = FT_HW_HAVE_SOURCE | FT_HW_HAVE_SET;
+	r->hw.source = FABTRACE_SOURCE_SET;
+	synth_totals(&s, NULL, 0);
+
+	agg_init(&a, AGG_BY_OWNER, 10);
+	expo_top_init(&t, 5);
+	synth_run(&s, &a, &t);
+	text = synth_expo(&s, &a, &t, &series);
+	EXPECT_TRUE(strstr(text, "fabtrace_qps_tx_packets_total{device=\"mlx5_0\"") == NULL);
+	EXPECT_TRUE(strstr(text, "fabtrace_device_tx_packets_total{device=\"mlx5_0\"") == NULL);
+	EXPECT_TRUE(strstr(text, "fabtrace_qps_rx_ce_packets_total{device=\"mlx5_0\"") == NULL);
+	EXPECT_TRUE(strstr(text, "fabtrace_device_malformed_packets_total{device=\"mlx5_0\"") == NULL);
+	EXPECT_TRUE(strstr(text, "fabtrace_qp_tx_packets_total{device=\"mlx5_0\"") == NULL);
+	EXPECT_TRUE(value_of(text, "fabtrace_qps_retransmitted_packets_total{device=\"mlx5_0\","
+			     "peer=\"10.99.0.2\",prio=\"3\",comm=\"python\"}", &v));
+	EXPECT_EQ(v, 4);
+	EXPECT_TRUE(value_of(text, "fabtrace_qp_retransmitted_packets_total{device=\"mlx5_0\","
+			     "qpn=\"40\"}", &v));
+	EXPECT_EQ(v, 4);
+	EXPECT_TRUE(strstr(text, ",cgroup=\"/slurm/job_1\",source=\"set\"} 1\n") != NULL);
+	EXPECT_TRUE(value_of(text, "fabtrace_device_qps{device=\"mlx5_0\",source=\"set\"}", &v));
+	EXPECT_EQ(v, 1);
+	EXPECT_TRUE(value_of(text, "fabtrace_device_qps{device=\"mlx5_0\",source=\"tap\"}", &v));
+	EXPECT_EQ(v, 0);
+	EXPECT_TRUE(value_of(text, "fabtrace_port_cnp_sent_total{device=\"mlx5_0\",port=\"1\"}", &v));
+	EXPECT_EQ(v, 5);
+	EXPECT_TRUE(strstr(text, "fabtrace_port_ecn_marked_packets_total{") == NULL);
+	EXPECT_TRUE(value_of(text, "fabtrace_port_hw_counter_total{device=\"mlx5_0\",port=\"1\","
+			     "counter=\"rx_write_requests\"}", &v));
+	EXPECT_EQ(v, 77);
+	/* a driver's name is a label value: escaped, its controls replaced, one line */
+	EXPECT_TRUE(value_of(text, "fabtrace_port_hw_counter_total{device=\"mlx5_0\",port=\"1\","
+			     "counter=\"evil\\\"name\xef\xbf\xbd\"}", &v));
+	EXPECT_TRUE(series <= expo_bound(1, 1, 1, 10, 5));
+	free(text);
+	expo_top_free(&t);
+	agg_free(&a);
+}
+
 TEST(group_cap_and_series_bound)
 {
 	static struct synth s;
@@ -571,7 +647,7 @@ TEST(top_qps_by_congestion_growth)
 	EXPECT_EQ(v, 1007);
 	EXPECT_TRUE(strstr(text, "fabtrace_qp_info{device=\"rxe0\",qpn=\"17\",type=\"rc\","
 			   "state=\"rts\",peer=\"10.99.0.2\",remote_qpn=\"90\",prio=\"3\","
-			   "pid=\"100\",comm=\"python\",cgroup=\"/slurm/job_1\"} 1\n") != NULL);
+			   "pid=\"100\",comm=\"python\",cgroup=\"/slurm/job_1\",source=\"tap\"} 1\n") != NULL);
 	free(text);
 
 	/* a number reused: one entry for it, the live QP's when they tie */
