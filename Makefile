@@ -279,7 +279,7 @@ demo: deps
 
 # The newest kernel; node A becomes a hardware NIC (ft_hca) at the end.
 DEMO_KVER = $(firstword $(filter 6.12%,$(KVERS)) $(KVERS))
-demo-run: all $(BUILD)/tools/.stamp $(BUILD)/$(DEMO_KVER)/hca/ft_hca.ko
+demo-run: all $(BUILD)/tools/.stamp $(if $(DEMO_KVER),$(BUILD)/$(DEMO_KVER)/hca/ft_hca.ko)
 	$(need_kvers)
 	$(MAKE) -C $(TOP)/selftests all
 	$(TOP)/selftests/qemu/demo.sh $(DEMO_KVER)

@@ -229,6 +229,21 @@ void ft_event_qp(const struct ft_dev *dev, struct ft_qp *qp, unsigned int kind)
 }
 
 /**
+ * ft_event_hw() - a hardware NIC's counters of a QP began to move
+ * @dev: its device
+ * @qp: the entry, alone in its counter set
+ * @kind: FABTRACE_EVENT_KIND_NAK, _RETRANSMIT, _TIMEOUT or _RETRY_EXHAUSTED
+ * @count: what the set counts of it now
+ *
+ * The poll that reads the set decides the onset (hw.c); the event is
+ * limited per QP and in all as a packet's are.  Context: RCU read side.
+ */
+void ft_event_hw(const struct ft_dev *dev, struct ft_qp *qp, unsigned int kind, u64 count)
+{
+	ev_queue(dev, qp, kind, count, NULL, NULL);
+}
+
+/**
  * ft_event_note() - stamp the congestion signals a packet carried
  * @dev: its device
  * @qp: the entry

@@ -67,6 +67,7 @@ struct ft_dev;
 
 void ft_event_qp(const struct ft_dev *dev, struct ft_qp *qp, unsigned int kind);
 void ft_event_note(const struct ft_dev *dev, struct ft_qp *qp, unsigned int ev);
+void ft_event_hw(const struct ft_dev *dev, struct ft_qp *qp, unsigned int kind, u64 count);
 void ft_event_storm(const struct ft_dev *dev, u32 kind, u32 port, u32 prio,
 		    u64 duration, u32 qps, u32 link_ifindex, const char *link);
 void ft_event_policy(const struct ft_dev *dev, u32 port,

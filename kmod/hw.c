@@ -10,6 +10,7 @@
 #include <rdma/restrack.h>
 
 #include "dev.h"
+#include "events.h"
 #include "hook.h"
 #include "hw.h"
 #include "nldev.h"
@@ -543,7 +544,8 @@ static void move(struct ft_hw_qp *h, struct ft_hw_set *set)
  * a QP the dump lists in another set than the one it had (its operator
  * unbound it and bound it again) moves to it.
  */
-static u32 set_qps(struct ft_hw *hw, struct ft_hw_set *set, const struct nlattr *table)
+static u32 set_qps(struct ft_hw *hw, struct ft_hw_set *set, const struct nlattr *table,
+		   u32 *last, bool *moved)
 {
 	const struct nlattr *q, *n;
 	struct ft_hw_qp *h;
@@ -556,14 +558,17 @@ static u32 set_qps(struct ft_hw *hw, struct ft_hw_set *set, const struct nlattr 
 			if (nla_type(n) != RDMA_NLDEV_ATTR_RES_LQPN || nla_len(n) < sizeof(u32))
 				continue;
 			nqps++;
+			*last = nla_get_u32(n);
 			rcu_read_lock();
-			qp = ft_qpidx_find(hw->dev->idx, nla_get_u32(n));
+			qp = ft_qpidx_find(hw->dev->idx, *last);
 			h = qp ? qp_hw(qp) : NULL;
 			if (h) {
 				h->listed = hw->dump_gen;
 				if (rcu_access_pointer(h->set) != set &&
-				    refcount_inc_not_zero(&set->ref))
+				    refcount_inc_not_zero(&set->ref)) {
 					move(h, set);
+					*moved = true;
+				}
 			}
 			rcu_read_unlock();
 		}
@@ -571,12 +576,88 @@ static u32 set_qps(struct ft_hw *hw, struct ft_hw_set *set, const struct nlattr 
 	return nqps;
 }
 
+/*
+ * A set's counters whose moves are events of its QP, when the QP was
+ * alone in it at this read and the one before (in a shared set, whose
+ * is unknown).  A kind's counters adjacent, the gravest kind first: the
+ * per-QP limit keeps the first of a read's events.
+ */
+static const struct {
+	const char *name;
+	unsigned int kind;
+} set_events[FT_HW_EVENTS] = {
+	{ "req_transport_retries_exceeded", FABTRACE_EVENT_KIND_RETRY_EXHAUSTED },
+	{ "req_rnr_retries_exceeded", FABTRACE_EVENT_KIND_RETRY_EXHAUSTED },
+	{ "local_ack_timeout_err", FABTRACE_EVENT_KIND_TIMEOUT },
+	{ "roce_adp_retrans", FABTRACE_EVENT_KIND_RETRANSMIT },
+	{ "out_of_sequence", FABTRACE_EVENT_KIND_NAK },	/* received, NAKed */
+	{ "packet_seq_err", FABTRACE_EVENT_KIND_NAK },	/* NAKs received */
+};
+
+/*
+ * @set's values of set_events[]' counters into @v; returns a bit for each
+ * the device has listed (names only grow: an index once found stays).
+ * Context: hw->lock.
+ */
+static unsigned int event_values(struct ft_hw *hw, const struct ft_hw_set *set, u64 *v)
+{
+	unsigned int i, known = 0;
+
+	for (i = 0; i < ARRAY_SIZE(set_events); i++) {
+		if (hw->ev_idx[i] < 0)
+			hw->ev_idx[i] = name_find(&hw->set_names, set_events[i].name);
+		v[i] = hw->ev_idx[i] < 0 ? 0 : READ_ONCE(set->total[hw->ev_idx[i]]);
+		if (hw->ev_idx[i] >= 0)
+			known |= BIT(i);
+	}
+	return known;
+}
+
+/*
+ * The events a read of QP @qpn's own set raises: a kind whose counters
+ * moved (known before the read) and had not at the read before, an
+ * onset, with their sum (a NAK's: the sequence errors either way).
+ * Context: the work, hw->lock.
+ */
+static void raise_events(struct ft_hw *hw, u32 qpn, unsigned int known,
+			 const u64 *before, const u64 *after)
+{
+	unsigned int i, j, kind, bit, moved;
+	struct ft_hw_qp *h;
+	struct ft_qp *qp;
+	u64 count;
+
+	rcu_read_lock();
+	qp = ft_qpidx_find(hw->dev->idx, qpn);
+	h = qp ? qp_hw(qp) : NULL;
+	if (!h)
+		goto unlock;
+	moved = 0;
+	for (i = 0, bit = 0; i < ARRAY_SIZE(set_events); i = j, bit++) {
+		kind = set_events[i].kind;
+		count = 0;
+		for (j = i; j < ARRAY_SIZE(set_events) && set_events[j].kind == kind; j++) {
+			if ((known & BIT(j)) && after[j] > before[j])
+				moved |= BIT(bit);
+			count += after[j];
+		}
+		if ((moved & BIT(bit)) && !(h->ev_moved & BIT(bit)))
+			ft_event_hw(hw->dev, qp, kind, count);
+	}
+	h->ev_moved = moved;
+unlock:
+	rcu_read_unlock();
+}
+
 /* One set, as nldev lists it (@len bytes of attributes): its values, and the QPs in it. */
 static void set_entry(struct ft_hw *hw, const struct nlattr *head, int len)
 {
 	const struct nlattr *a, *counters = NULL, *qps = NULL;
+	u64 before[ARRAY_SIZE(set_events)], after[ARRAY_SIZE(set_events)];
 	struct set_read r = { hw };
-	u32 id = 0, port = 0;
+	u32 id = 0, port = 0, nqps, last = 0;
+	unsigned int known;
+	bool moved = false;
 	int rem;
 
 	nla_for_each_attr(a, head, len, rem) {
@@ -620,9 +701,20 @@ static void set_entry(struct ft_hw *hw, const struct nlattr *head, int len)
 	/* someone else's set: the port is theirs */
 	if (!r.set->ours)
 		hw->port[port].foreign = true;
+	known = event_values(hw, r.set, before);
 	if (counters)
 		each_counter(counters, set_value, &r);
-	WRITE_ONCE(r.set->nqps, qps ? set_qps(hw, r.set, qps) : 0);
+	event_values(hw, r.set, after);
+	nqps = qps ? set_qps(hw, r.set, qps, &last, &moved) : 0;
+	WRITE_ONCE(r.set->nqps, nqps);
+	/*
+	 * Its QP's events, if it had it alone since the last read: a set
+	 * first seen (its values history), a QP moved into it or one that
+	 * shared it meanwhile (whose counts?) raise none.
+	 */
+	if (nqps == 1 && !moved && r.set->solo == last)
+		raise_events(hw, last, known, before, after);
+	r.set->solo = nqps == 1 ? last : 0;
 	set_put(r.set);
 }
 
@@ -1119,6 +1211,7 @@ static int hw_dev_add(struct ft_dev *dev)
 		return -ENOMEM;
 	hw->dev = dev;
 	hw->nports = nports;
+	memset(hw->ev_idx, -1, sizeof(hw->ev_idx));
 	hw->sets = ops->counter_bind_qp && ops->counter_alloc_stats &&
 		   ops->counter_update_stats;
 	hw->port_stats = ops->alloc_hw_port_stats && ops->get_hw_stats;

@@ -17,6 +17,7 @@
 #define FT_HW_PSN_READS	1024		/* QPs' PSNs read in a poll, at most */
 #define FT_HW_PORT_EVERY 10		/* polls a port is read in, with sets in use */
 #define FT_HW_PORT_SETS	8		/* sets in use that read like none */
+#define FT_HW_EVENTS	6		/* set counters whose moves are QP events */
 
 /* Where a QP's numbers come from (the UAPI's enum fabtrace-source). */
 enum ft_hw_source {
@@ -45,6 +46,7 @@ struct ft_hw_set {
 	u32 nqps;			/* QPs bound, as last read */
 	bool ours;			/* fabtrace made it */
 	bool gone;			/* released by the core: the values are final */
+	u32 solo;			/* the QP alone in it at the last read; 0 (hw->lock) */
 	spinlock_t lock;		/* raw[], total[], gone */
 	u32 raw[FT_HW_MAX];
 	u64 total[FT_HW_MAX];
@@ -60,6 +62,7 @@ struct ft_hw_qp {
 	bool rebase;			/* left a set: count from the next read (hw->lock) */
 	u64 psn_tx, psn_rx;		/* their progress: new request PSNs */
 	int bind_err;			/* why fabtrace could not bind it; 0 */
+	u8 ev_moved;			/* event kinds its set moved at the last read (hw->lock) */
 	u32 listed;			/* the dump that last listed it in a set (hw->lock) */
 	unsigned long left;		/* jiffies a whole dump first had it out of its set; 0 */
 	unsigned long flags;		/* FT_HW_BIND_ASKED */
@@ -101,6 +104,7 @@ struct ft_hw {
 	u32 psn_gen;			/* moved on when a modify went unseen */
 	u64 modify_missed;		/* ft_hook_modify_missed() as last read */
 	struct ft_hw_names set_names;
+	s8 ev_idx[FT_HW_EVENTS];	/* set_names' index of each event counter; -1 (hw->lock) */
 	struct ft_hw_names port_names;
 	u64 reads, read_ns;		/* the work's reads of the sets, and their time */
 	u32 nports;

@@ -11,7 +11,7 @@ holds, 1 when it does not.
   export_check.py monotonic EXPO...      no counter goes down, file to file
   export_check.py match EXPO QPS DEVS BY   groups, other, totals, top QPs ==
                                          qp show / dev show (BY: owner|cgroup)
-  export_check.py bound EXPO DEVS PORTS GROUPS TOP   series <= the formula
+  export_check.py bound EXPO DEVS PORTS GROUPS TOP [HW_PORTS]   series <= the formula
   export_check.py query URL EXPR [WANT [TOL]]   Prometheus' answer: a number
                                          (within TOL, a fraction) or "any"
   export_check.py get URL                the body of URL on stdout (exit 1 if
@@ -34,7 +34,8 @@ CONG = [("rx_ect", "rx_ect_packets_total"), ("rx_ce", "rx_ce_packets_total"),
         ("rx_oos", "rx_out_of_sequence_packets_total"),
         ("retry_exhausted", "retry_exhausted_total"), ("errors", "error_state_entries_total")]
 SYNDROMES = ["psn_seq", "rnr", "rem_access", "inv_req", "rem_op", "other"]
-BOUND = (25, 31, 45, 121, 17)   # fixed, per device, per group, per port, per top QP
+BOUND = (25, 36, 45, 121, 17)   # fixed, per device, per group, per port, per top QP
+HW_PORT = 4 + 128               # per hardware NIC port: ECN/CNP terms, its driver's counters
 
 
 def parse(path):
@@ -215,7 +216,9 @@ def cmd_match(a):
 def cmd_bound(a):
     expo = parse(a[0])
     ndev, nport, groups, top = (int(x) for x in a[1:5])
-    bound = BOUND[0] + ndev * (BOUND[1] + BOUND[2] * (groups + 1)) + nport * BOUND[3] + top * BOUND[4]
+    hw_ports = int(a[5]) if len(a) > 5 else 0
+    bound = (BOUND[0] + ndev * (BOUND[1] + BOUND[2] * (groups + 1)) + nport * BOUND[3] +
+             hw_ports * HW_PORT + top * BOUND[4])
     n, errs = len(expo), []
     if n > bound:
         errs.append("%d series, more than %d" % (n, bound))
@@ -226,8 +229,9 @@ def cmd_bound(a):
         errs.append("fabtrace_export_max_series says %s, the formula %d" %
                     (expo.get(("fabtrace_export_max_series", ())), bound))
     print("# %d series for %s QP entries; bound %d + %d devices * (%d + %d * (%d + 1)) + %d ports * %d"
-          " + %d top * %d = %d" % (n, expo.get(("fabtrace_export_qps", ())), BOUND[0], ndev, BOUND[1],
-                                  BOUND[2], groups, nport, BOUND[3], top, BOUND[4], bound))
+          " + %d hardware ports * %d + %d top * %d = %d" %
+          (n, expo.get(("fabtrace_export_qps", ())), BOUND[0], ndev, BOUND[1], BOUND[2], groups,
+           nport, BOUND[3], hw_ports, HW_PORT, top, BOUND[4], bound))
     return fail(errs, "series count under the stated bound")
 
 

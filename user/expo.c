@@ -725,7 +725,10 @@ static void top_families(struct prom *p, const struct expo_in *in)
 	static const char *const info_names[] = {
 		"type", "state", "peer", "remote_qpn", "prio", "pid", "comm", "cgroup", "source",
 	};
-	/* cong: on a hardware NIC, the cong attribute a series needs (-1: none has it) */
+	/*
+	 * cong: on a hardware NIC, the cong attribute a series needs (-1: none
+	 * has it; the last, paused time, needs the QP's priority)
+	 */
 	static const struct {
 		const char *name, *help;
 		int cong;
@@ -793,9 +796,13 @@ static void top_families(struct prom *p, const struct expo_in *in)
 				r->cong.v[FABTRACE_A_CONG_ERRORS], r->paused_us,
 			};
 
-			/* a hardware NIC's QP: what its counter set counts, no 0 for the rest */
+			/*
+			 * a hardware NIC's QP: what its counter set counts, and
+			 * its paused time (the NIC's PFC counters); no 0 for the rest
+			 */
 			if (r->hw.present && f &&
-			    (fams[f].cong < 0 || !(r->cong.have & (1u << fams[f].cong))))
+			    (f == ARRAY_SIZE(fams) - 1 ? !(r->have & FT_QP_HAVE_PFC) :
+			     fams[f].cong < 0 || !(r->cong.have & (1u << fams[f].cong))))
 				continue;
 			snprintf(qpn, sizeof(qpn), "%u", r->qpn);
 			l[0] = (struct prom_label){ "device", r->dev };

@@ -13,7 +13,9 @@
 # Beside it, the operator's own read of the same sets: rdma -j statistic
 # qp show, the median of three runs.  8 sets: a small job; 64 and 512: an
 # 8-GPU node's NCCL job on one NIC of eight and on one NIC for all (16
-# channels, a ring's two peers, two QPs per connection); 1,000.
+# channels, a ring's two peers, two QPs per connection); 1,000.  bench.sh
+# runs it in full runs only (a measurement; hw.sh checks the reads); run
+# alone in smoke mode it reads 8 sets.
 set -euo pipefail
 . "$(dirname "$(readlink -f "$0")")/../lib.sh"
 

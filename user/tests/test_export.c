@@ -479,6 +479,9 @@ TEST(hardware_nic_series)
 	EXPECT_TRUE(value_of(text, "fabtrace_qp_retransmitted_packets_total{device=\"mlx5_0\","
 			     "qpn=\"40\"}", &v));
 	EXPECT_EQ(v, 4);
+	/* its paused time is the NIC's PFC counters': there */
+	EXPECT_TRUE(strstr(text, "fabtrace_qp_paused_seconds_total{device=\"mlx5_0\",qpn=\"40\"}")
+		    != NULL);
 	EXPECT_TRUE(strstr(text, ",cgroup=\"/slurm/job_1\",source=\"set\"} 1\n") != NULL);
 	EXPECT_TRUE(value_of(text, "fabtrace_device_qps{device=\"mlx5_0\",source=\"set\"}", &v));
 	EXPECT_EQ(v, 1);
