@@ -908,6 +908,7 @@ static bool wait_port(const struct ft_dev *dev, struct ft_qp *qp)
 static void bind_one(struct ft_hw *hw, struct bind_req *r)
 {
 	struct ft_hw_set *set;
+	bool own;
 	struct ft_qp *qp;
 	u32 id = 0;
 	int err;
@@ -920,6 +921,7 @@ static void bind_one(struct ft_hw *hw, struct bind_req *r)
 		goto out;
 	}
 	err = bind(hw, r->port, r->qpn, &id);
+	own = !err;
 	if (err == -ENOMEM || err == -ENOSPC || err == -EBUSY) {
 		rcu_read_lock();
 		qp = entry_of(hw->dev, r->ibqp, r->qpn);
@@ -935,6 +937,12 @@ static void bind_one(struct ft_hw *hw, struct bind_req *r)
 	if (!err && id) {
 		set = set_get(hw, id, r->port, true, true);
 		if (set) {
+			/*
+			 * a set of its own counts from 0 as it is bound: its
+			 * first read's moves are the QP's events already
+			 */
+			if (own)
+				set->solo = r->qpn;
 			rcu_read_lock();
 			qp = entry_of(hw->dev, r->ibqp, r->qpn);
 			if (qp)
