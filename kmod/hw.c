@@ -585,7 +585,7 @@ static u32 set_qps(struct ft_hw *hw, struct ft_hw_set *set, const struct nlattr 
 static const struct {
 	const char *name;
 	unsigned int kind;
-} set_events[FT_HW_EVENTS] = {
+} set_events[] = {
 	{ "req_transport_retries_exceeded", FABTRACE_EVENT_KIND_RETRY_EXHAUSTED },
 	{ "req_rnr_retries_exceeded", FABTRACE_EVENT_KIND_RETRY_EXHAUSTED },
 	{ "local_ack_timeout_err", FABTRACE_EVENT_KIND_TIMEOUT },
@@ -593,6 +593,9 @@ static const struct {
 	{ "out_of_sequence", FABTRACE_EVENT_KIND_NAK },	/* received, NAKed */
 	{ "packet_seq_err", FABTRACE_EVENT_KIND_NAK },	/* NAKs received */
 };
+
+static_assert(ARRAY_SIZE(set_events) == FT_HW_EVENTS);
+static_assert(FT_HW_MAX <= 128);	/* hw->ev_idx[] holds an index in an s8 */
 
 /*
  * @set's values of set_events[]' counters into @v; returns a bit for each
@@ -614,25 +617,22 @@ static unsigned int event_values(struct ft_hw *hw, const struct ft_hw_set *set, 
 }
 
 /*
- * The events a read of QP @qpn's own set raises: a kind whose counters
+ * The events a read of @set raises for the QP alone in it: a kind whose counters
  * moved (known before the read) and had not at the read before, an
  * onset, with their sum (a NAK's: the sequence errors either way).
  * Context: the work, hw->lock.
  */
-static void raise_events(struct ft_hw *hw, u32 qpn, unsigned int known,
+static void raise_events(struct ft_hw *hw, struct ft_hw_set *set, unsigned int known,
 			 const u64 *before, const u64 *after)
 {
-	unsigned int i, j, kind, bit, moved;
-	struct ft_hw_qp *h;
+	unsigned int i, j, kind, bit, moved = 0;
 	struct ft_qp *qp;
 	u64 count;
 
 	rcu_read_lock();
-	qp = ft_qpidx_find(hw->dev->idx, qpn);
-	h = qp ? qp_hw(qp) : NULL;
-	if (!h)
+	qp = ft_qpidx_find(hw->dev->idx, set->solo);
+	if (!qp || !qp_hw(qp))
 		goto unlock;
-	moved = 0;
 	for (i = 0, bit = 0; i < ARRAY_SIZE(set_events); i = j, bit++) {
 		kind = set_events[i].kind;
 		count = 0;
@@ -641,12 +641,12 @@ static void raise_events(struct ft_hw *hw, u32 qpn, unsigned int known,
 				moved |= BIT(bit);
 			count += after[j];
 		}
-		if ((moved & BIT(bit)) && !(h->ev_moved & BIT(bit)))
+		if ((moved & BIT(bit)) && !(set->ev_moved & BIT(bit)))
 			ft_event_hw(hw->dev, qp, kind, count);
 	}
-	h->ev_moved = moved;
 unlock:
 	rcu_read_unlock();
+	set->ev_moved = moved;
 }
 
 /* One set, as nldev lists it (@len bytes of attributes): its values, and the QPs in it. */
@@ -713,7 +713,9 @@ static void set_entry(struct ft_hw *hw, const struct nlattr *head, int len)
 	 * shared it meanwhile (whose counts?) raise none.
 	 */
 	if (nqps == 1 && !moved && r.set->solo == last)
-		raise_events(hw, last, known, before, after);
+		raise_events(hw, r.set, known, before, after);
+	else
+		r.set->ev_moved = 0;
 	r.set->solo = nqps == 1 ? last : 0;
 	set_put(r.set);
 }
@@ -941,8 +943,7 @@ static void bind_one(struct ft_hw *hw, struct bind_req *r)
 			 * a set of its own counts from 0 as it is bound: its
 			 * first read's moves are the QP's events already
 			 */
-			if (own)
-				set->solo = r->qpn;
+			set->solo = own ? r->qpn : 0;
 			rcu_read_lock();
 			qp = entry_of(hw->dev, r->ibqp, r->qpn);
 			if (qp)

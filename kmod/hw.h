@@ -47,6 +47,7 @@ struct ft_hw_set {
 	bool ours;			/* fabtrace made it */
 	bool gone;			/* released by the core: the values are final */
 	u32 solo;			/* the QP alone in it at the last read; 0 (hw->lock) */
+	u8 ev_moved;			/* event kinds that moved at that read, its (hw->lock) */
 	spinlock_t lock;		/* raw[], total[], gone */
 	u32 raw[FT_HW_MAX];
 	u64 total[FT_HW_MAX];
@@ -62,7 +63,6 @@ struct ft_hw_qp {
 	bool rebase;			/* left a set: count from the next read (hw->lock) */
 	u64 psn_tx, psn_rx;		/* their progress: new request PSNs */
 	int bind_err;			/* why fabtrace could not bind it; 0 */
-	u8 ev_moved;			/* event kinds its set moved at the last read (hw->lock) */
 	u32 listed;			/* the dump that last listed it in a set (hw->lock) */
 	unsigned long left;		/* jiffies a whole dump first had it out of its set; 0 */
 	unsigned long flags;		/* FT_HW_BIND_ASKED */

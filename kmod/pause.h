@@ -273,6 +273,13 @@ struct ft_pfc_read {
 	 * timer); 0: the span.
 	 */
 	u64 window_ns;
+	/*
+	 * How far the span's ends may be from when the driver took its
+	 * values: half of each read's duration (a read preempted, or a
+	 * firmware command, takes its values somewhere inside it).  A
+	 * pause held but for this much was held.
+	 */
+	u64 slack_ns;
 };
 
 /* ft_pfc_poll() also returns: a pause held through the reads before ended */
@@ -310,7 +317,7 @@ static inline unsigned int ft_pfc_poll(struct ft_pfc_prio *s, u64 last, u64 now,
 	if (r->paused_ns != FT_PFC_NO_TIME) {
 		s->paused_ns += r->paused_ns;
 		t = r->paused_ns < w ? r->paused_ns : w;
-		held = t * 8 >= w * 7;
+		held = t * 8 >= w * 7 || t + r->slack_ns >= w;
 	} else {
 		held = r->xoff || r->frames;
 	}

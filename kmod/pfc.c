@@ -642,8 +642,10 @@ static void link_look(struct ft_pfc_port *pp, struct ft_pfc_link *link)
 		return;
 	if (names == link->driver) {
 		/* its counters moved: counted from this look */
-		if (ret == 2)
+		if (ret == 2) {
 			link->polled = ktime_get_ns();
+			link->half = 0;
+		}
 		return;
 	}
 	spin_lock_irqsave(&pp->lock, flags);
@@ -653,6 +655,7 @@ static void link_look(struct ft_pfc_port *pp, struct ft_pfc_link *link)
 	link->driver = names;
 	spin_unlock_irqrestore(&pp->lock, flags);
 	link->polled = now;
+	link->half = 0;
 	link->due = jiffies;
 	if (names)
 		mod_delayed_work(system_long_wq, &pp->pfc->poll, 0);
@@ -668,7 +671,7 @@ static bool link_poll(struct ft_pfc_port *pp, struct ft_pfc_link *link,
 {
 	struct ft_pfc_read r[FT_PAUSE_PRIOS];
 	const struct ft_port_policy *pol;
-	u64 t0, now, detect_ns = 0;
+	u64 t0, now, half, detect_ns = 0;
 	unsigned int i, ret;
 	unsigned long flags;
 	bool ev = false;
@@ -678,7 +681,8 @@ static bool link_poll(struct ft_pfc_port *pp, struct ft_pfc_link *link,
 	t0 = ktime_get_ns();
 	err = ft_pfc_drv_read(link->drv, link->ndev, r);
 	/* a read is commands to the NIC's firmware: it was taken halfway */
-	now = t0 + (ktime_get_ns() - t0) / 2;
+	half = (ktime_get_ns() - t0) / 2;
+	now = t0 + half;
 	/*
 	 * The list changed (its names may be another's, or none), or it is
 	 * time to read its names again.  Counts not read wait for the next.
@@ -701,6 +705,10 @@ static bool link_poll(struct ft_pfc_port *pp, struct ft_pfc_link *link,
 		for (i = 0; i < FT_PAUSE_PRIOS; i++)
 			r[i].window_ns = (u64)link->driver->min_poll_ms * NSEC_PER_MSEC;
 	}
+	/* where inside this read and the last the values were taken */
+	for (i = 0; i < FT_PAUSE_PRIOS; i++)
+		r[i].slack_ns = half + link->half;
+	link->half = half;
 	rcu_read_lock();
 	pol = ft_policy_port(pp->pfc->dev, pp->num);
 	if (pol) {

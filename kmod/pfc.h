@@ -46,6 +46,7 @@ struct ft_pfc_link {
 	const struct ft_pfc_names *driver;	/* its family of names; NULL: frames */
 	struct ft_pfc_drv *drv;		/* the driver's statistics; RTNL */
 	u64 polled;			/* the last read of them; RTNL */
+	u64 half;			/* half of that read's duration; RTNL */
 	unsigned long due;		/* jiffies the next read is due; RTNL */
 	u32 mbps;			/* its own speed; 0: unknown */
 	u8 storm_new;			/* priorities whose storm-start is unsent */

@@ -717,8 +717,9 @@ hca_swap() {
 	for m in fabtrace ft_hca rdma_rxe; do
 		mod_gone "$m" || rmmod "$m" || return 1
 	done
-	# insmod resolves no dependencies
-	for m in ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel; do
+	# insmod resolves no dependencies: those modpost found (crypto's on
+	# a kernel that builds it as modules), and rdma_ucm for rdma_cm users
+	for m in $(modinfo -F depends "$ko" | tr , ' ') rdma_ucm; do
 		modprobe "$m" || return 1
 	done
 	insmod "$ko" "$@" || return 1

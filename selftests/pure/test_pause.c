@@ -585,6 +585,34 @@ TEST(poll_storm)
 	EXPECT_EQ(0, s.start);
 }
 
+/*
+ * A read's values are taken somewhere inside it: a read that took long
+ * (preempted; a firmware command) widens the span it seems to cover.
+ */
+TEST(poll_slack_of_slow_reads)
+{
+	struct ft_pfc_prio s = {};
+	const u64 next = 100 * MS;
+	struct ft_pfc_read r = rd(20, 80 * MS);
+
+	/* paused 80 ms of a span of 100: not held, unless the reads' ends may be 20 ms off */
+	EXPECT_EQ(0, ft_pfc_poll(&s, T0, T0 + next, &r, true, 0, next));
+	EXPECT_EQ(0, s.since);
+	r.slack_ns = 10 * MS;
+	EXPECT_EQ(0, ft_pfc_poll(&s, T0 + next, T0 + 2 * next, &r, true, 0, next));
+	EXPECT_EQ(0, s.since);
+	r.slack_ns = 20 * MS;
+	EXPECT_EQ(0, ft_pfc_poll(&s, T0 + 2 * next, T0 + 3 * next, &r, true, 0, next));
+	EXPECT_EQ(T0 + 3 * next - 80 * MS, s.since);
+	EXPECT_TRUE(ft_pfc_poll_paused(&s, T0 + 3 * next));
+	/* slack never makes an idle read held */
+	r = rd(0, 0);
+	r.slack_ns = 20 * MS;
+	EXPECT_EQ(FT_PFC_PAUSE_ENDED, ft_pfc_poll(&s, T0 + 3 * next, T0 + 4 * next, &r, true, 0,
+						  next));
+	EXPECT_EQ(240 * MS, s.paused_ns);
+}
+
 TEST(poll_unexpected_and_no_time)
 {
 	struct ft_pfc_prio s = {};
