@@ -95,9 +95,11 @@ log "QP $qpn: $nev congestion events ($(jq -r .kind "$O/qp.ev" | sort | uniq -c 
 cong_gt "many events were withheld" "$supp" 1000
 cong_eq "no event lost on the way to userspace" "$lost" 0
 cong_eq "withheld events carried by the QP's events == the stats' suppressed delta" "$carried" "$supp"
-# the interval is counted in jiffies (4 ms at HZ=250): one of slack
-cong_le "the QP's events at least ${IVL} ms apart (shortest gap, ms, and the interval less one jiffy)" \
-	$((IVL - 4)) $((gap / 1000000))
+# the interval is counted in jiffies (4 ms at HZ=250), the events' times
+# in ns: a jiffy of slack, and two more for a guest's tick that came late
+# (jiffies stale at one event: 6.5 ms short on a loaded 6.1 node)
+cong_le "the QP's events at least ${IVL} ms apart (shortest gap, ms, and the interval less three jiffies)" \
+	$((IVL - 12)) $((gap / 1000000))
 kill "$cli" "$srv" 2>/dev/null || true
 cong_mon_stop mon
 ktap_finished
