@@ -331,19 +331,15 @@ void print_qp_header(struct out *o)
 }
 
 /* A hardware NIC's QP's NAKs, into @buf: those of the syndromes it counted, or "-". */
-static void fmt_hw_naks(const struct out *o, char *buf, size_t len, const struct ft_cong *c)
+static void fmt_hw_naks(const struct out *o, char *buf, size_t len, const struct ft_qp_rec *r)
 {
 	char tmp[FT_FMT_LEN];
-	uint64_t sum = 0;
-	unsigned int i;
 
-	if (!c->tx_nak.have && !c->rx_nak.have) {
+	if (!r->cong.tx_nak.have && !r->cong.rx_nak.have) {
 		snprintf(buf, len, "-");
 		return;
 	}
-	for (i = FABTRACE_A_NAK_PSN_SEQ; i <= FABTRACE_A_NAK_OTHER; i++)
-		sum += c->tx_nak.v[i] + c->rx_nak.v[i];
-	snprintf(buf, len, "%s", out_fmt_count(o, tmp, sizeof(tmp), sum));
+	snprintf(buf, len, "%s", out_fmt_count(o, tmp, sizeof(tmp), ft_qp_hw_nak(r)));
 }
 
 void print_qp_row(struct out *o, const struct ft_qp_rec *r)
@@ -381,7 +377,7 @@ void print_qp_row(struct out *o, const struct ft_qp_rec *r)
 		strcpy(rxb, "-");
 		strcpy(ce, "-");
 		strcpy(cnp, "-");
-		fmt_hw_naks(o, nak, sizeof(nak), &r->cong);
+		fmt_hw_naks(o, nak, sizeof(nak), r);
 		if (r->cong.have & (1u << FABTRACE_A_CONG_RETRANSMITS))
 			out_fmt_count(o, retx, sizeof(retx),
 				      r->cong.v[FABTRACE_A_CONG_RETRANSMITS]);

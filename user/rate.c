@@ -31,14 +31,7 @@ static double delta(uint64_t now, uint64_t before)
 /* NAKs sent and received: packets on soft-RoCE, a counter set's syndromes on hardware. */
 static uint64_t naks(const struct ft_qp_rec *r)
 {
-	uint64_t sum = 0;
-	unsigned int i;
-
-	if (!r->hw.present)
-		return r->tx.v[FABTRACE_A_TRAFFIC_NAK] + r->rx.v[FABTRACE_A_TRAFFIC_NAK];
-	for (i = FABTRACE_A_NAK_PSN_SEQ; i <= FABTRACE_A_NAK_OTHER; i++)
-		sum += r->cong.tx_nak.v[i] + r->cong.rx_nak.v[i];
-	return sum;
+	return r->hw.present ? ft_qp_hw_nak(r) : ft_qp_nak(r);
 }
 
 static unsigned int rate_have(const struct ft_qp_rec *r)

@@ -275,6 +275,17 @@ static inline uint64_t ft_qp_nak(const struct ft_qp_rec *r)
 	return r->tx.v[FABTRACE_A_TRAFFIC_NAK] + r->rx.v[FABTRACE_A_TRAFFIC_NAK];
 }
 
+/* A hardware NIC's QP's NAKs: the syndromes its counter set counts, both ways. */
+static inline uint64_t ft_qp_hw_nak(const struct ft_qp_rec *r)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = FABTRACE_A_NAK_PSN_SEQ; i <= FABTRACE_A_NAK_OTHER; i++)
+		sum += r->cong.tx_nak.v[i] + r->cong.rx_nak.v[i];
+	return sum;
+}
+
 /*
  * One copy of @s for the whole run, found again by its value: a job's QPs
  * share their cgroup path, and a record keeps a pointer to it instead of

@@ -4,6 +4,15 @@
 # with STATE "loaded" or "unloaded"; these reduce it to medians and ratios.
 # shellcheck shell=bash
 
+# timed CMD...: the median of three timed runs of CMD, in seconds.
+timed() {
+	local TIMEFORMAT=%R
+
+	for _ in 1 2 3; do
+		{ time "$@" >/dev/null 2>&1; } 2>&1
+	done | sort -n | sed -n 2p
+}
+
 # bench_perf WHERE DEST TOOL ARGS: TOOL's server on WHERE (self or peer)
 # and its client here, towards DEST; print the client's result line (the
 # one after the header).

@@ -18,6 +18,7 @@
 # alone in smoke mode it reads 8 sets.
 set -euo pipefail
 . "$(dirname "$(readlink -f "$0")")/../lib.sh"
+. "$(dirname "$(readlink -f "$0")")/lib-bench.sh"
 
 require_cmd rdma python3 jq
 KO=$FT_BUILD/$(uname -r)/hca/ft_hca.ko
@@ -47,15 +48,6 @@ bound() {
 	[ "$(fabtrace -j qp show dev rxe0 | jq '[.[] | select(.source == "set")] | length')" -ge "$1" ]
 }
 hwv() { fabtrace -j dev show rxe0 | jq ".[0].hw.$1"; }
-# median of three timed runs of CMD, in seconds
-timed() {
-	local TIMEFORMAT=%R
-
-	for _ in 1 2 3; do
-		{ time "$@" >/dev/null 2>&1; } 2>&1
-	done | sort -n | sed -n 2p
-}
-
 ktap_plan "$(echo $sizes | wc -w)"
 {
 	echo ""

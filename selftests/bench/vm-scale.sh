@@ -15,6 +15,7 @@
 # touches no QP, so its cost must not grow with N.
 set -euo pipefail
 . "$(dirname "$(readlink -f "$0")")/../lib.sh"
+. "$(dirname "$(readlink -f "$0")")/lib-bench.sh"
 
 require_module fabtrace
 require_cmd rdma python3
@@ -50,15 +51,6 @@ slab_bytes() {
 
 stat_field() {
 	fabtrace -j stats | python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"
-}
-
-# median of three timed runs of CMD, in seconds
-timed() {
-	local TIMEFORMAT=%R
-
-	for _ in 1 2 3; do
-		{ time "$@" >/dev/null 2>&1; } 2>&1
-	done | sort -n | sed -n 2p
 }
 
 ktap_plan "$(echo $sizes | wc -w)"
