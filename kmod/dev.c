@@ -18,6 +18,8 @@ static struct ib_client ft_client;
 /* What every device is made of (main.c), in order. */
 static const struct ft_dev_part *const *parts;
 static unsigned int nparts;
+/* the client's removal is fabtrace's unload, not a device's */
+static bool unloading;
 
 static void devmap_free(struct ft_devmap_slot *slots)
 {
@@ -276,7 +278,7 @@ static void ft_client_remove(struct ib_device *ibdev, void *data)
 	/* before the ib_device's restrack and ports go */
 	for (i = nparts; i--;)
 		if (parts[i]->detach)
-			parts[i]->detach(dev);
+			parts[i]->detach(dev, unloading);
 	pr_debug("forgetting %s\n", dev->name);
 	kref_put(&dev->ref, dev_release);
 }
@@ -403,6 +405,7 @@ void ft_dev_exit(void)
 {
 	struct ft_devmap_slot *old;
 
+	unloading = true;
 	ib_unregister_client(&ft_client);
 	mutex_lock(&ft_devs_lock);
 	old = rcu_replace_pointer(ft_devmap.slots, &devmap_empty[0],

@@ -33,8 +33,13 @@ struct ft_dev_part {
 	int (*add)(struct ft_dev *dev);
 	/* the device is published: hooks and handlers find it from now on */
 	void (*attach)(struct ft_dev *dev);
-	/* it is unpublished, and a grace period passed: stop what attach began */
-	void (*detach)(struct ft_dev *dev);
+	/*
+	 * It is unpublished, and a grace period passed: stop what attach
+	 * began.  @unload: fabtrace is going and the device stays; else the
+	 * device is going, maybe from inside nldev (`rdma link delete`),
+	 * whose lock a wait for an nldev request of fabtrace's would nest.
+	 */
+	void (*detach)(struct ft_dev *dev, bool unload);
 	/* the last reference went: free what add allocated */
 	void (*free)(struct ft_dev *dev);
 	/* a port's policy changed; under the policy lock (policy.c) */

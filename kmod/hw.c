@@ -915,8 +915,8 @@ static void bind_one(struct ft_hw *hw, struct bind_req *r)
 	u32 id = 0;
 	int err;
 
-	/* the device is going: its QPs are being unbound (hw_dev_detach()) */
-	if (hw->dying)
+	/* the device or fabtrace is going (hw_dev_detach()) */
+	if (READ_ONCE(hw->dying))
 		return;
 	if (hw->port[r->port].theirs) {
 		err = -EBUSY;
@@ -1117,6 +1117,8 @@ static void read_psns(struct ft_hw *hw)
 		for (i = 0; i < n; i++)
 			psn_one(hw, batch[i].ibqp, batch[i].qpn, batch[i].seq);
 		budget -= n;
+		if (READ_ONCE(hw->dying))
+			return;
 		cond_resched();
 		if (done && (end != U32_MAX || start == 2)) {
 			/* the whole table read: the next poll starts from its beginning */
@@ -1165,6 +1167,10 @@ static void hw_work_fn(struct work_struct *work)
 	u32 port;
 
 	mutex_lock(&hw->lock);
+	if (READ_ONCE(hw->dying)) {
+		mutex_unlock(&hw->lock);
+		return;
+	}
 	/*
 	 * nldev sums a port's counter over the sets in use, reading each
 	 * from the NIC (a firmware command a set, a counter): with more than
@@ -1197,7 +1203,8 @@ static void hw_work_fn(struct work_struct *work)
 		WRITE_ONCE(p->theirs, theirs);
 	}
 	hw->polled = true;
-	read_psns(hw);
+	if (!READ_ONCE(hw->dying))
+		read_psns(hw);
 	mutex_unlock(&hw->lock);
 	if (!llist_empty(&hw->pending))
 		queue_work(system_unbound_wq, &hw->bind_work);
@@ -1282,22 +1289,34 @@ static void unbind_ours(struct ft_hw *hw)
 }
 
 /*
- * Before the device's ports and restrack go: the work reads them.  On
- * unload too (the client's removal): no set of fabtrace's outlives it.
+ * Before the device's ports and restrack go (the poll reads them).  A
+ * device that goes takes its QPs and their sets with it: nothing to
+ * unbind, and nothing to wait for but the works.  The removal may run
+ * inside nldev (`rdma link delete`, a namespace move), holding its lock
+ * for read: no nldev request is sent from here, and hw->lock, which the
+ * poll holds across its requests, is not taken.  The poll may still be in
+ * a request, taking the same lock for read; its only writer is ib_core's
+ * own load and unload, which no removal of a device can run beside.  On
+ * fabtrace's unload the device stays, and no set of fabtrace's outlives it.
  */
-static void hw_dev_detach(struct ft_dev *dev)
+static void hw_dev_detach(struct ft_dev *dev, bool unload)
 {
 	struct ft_hw *hw = dev->hw;
 	struct bind_req *r, *next;
 
 	if (!hw)
 		return;
-	/* the work binds nothing after this: no QP it binds stays bound */
-	mutex_lock(&hw->lock);
-	hw->dying = true;
-	if (hw->sets)
-		unbind_ours(hw);
-	mutex_unlock(&hw->lock);
+	if (unload) {
+		/* the work binds nothing after this: no QP it binds stays bound */
+		mutex_lock(&hw->lock);
+		WRITE_ONCE(hw->dying, true);
+		if (hw->sets)
+			unbind_ours(hw);
+		mutex_unlock(&hw->lock);
+	} else {
+		/* the poll and the binds cut short what is left of them */
+		WRITE_ONCE(hw->dying, true);
+	}
 	/* the poll queues the binds: it goes first */
 	cancel_delayed_work_sync(&hw->work);
 	cancel_work_sync(&hw->bind_work);

@@ -84,7 +84,7 @@ struct ft_hw {
 	struct ft_dev *dev;
 	bool sets;			/* the driver has counter sets */
 	bool port_stats;		/* and port counters */
-	bool dying;			/* detached: bind nothing more (hw->lock) */
+	bool dying;			/* detached: bind and read nothing more */
 	struct delayed_work work;	/* the poll: reads, every hw_poll_ms */
 	struct work_struct bind_work;	/* binds, as QPs come */
 	struct llist_head pending;	/* QPs to bind */

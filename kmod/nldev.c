@@ -24,7 +24,7 @@
  * With it, nldev's admin check (RDMA_NL_ADMIN_PERM: CAP_NET_ADMIN, for a
  * bind or an unbind) is made against the sender's own capabilities, and
  * the sender is a kernel worker, which has them all (or, for the unbinds
- * as a device goes, whoever removes it or unloads fabtrace): every request
+ * as fabtrace unloads, whoever unloads it): every request
  * passes it, whoever's QP it is for, and an LSM's audit names the
  * kworker.  That is why binding is opt-in (hw.c, hw_bind).  One request
  * at a time: replies are matched by their sequence number.

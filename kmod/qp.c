@@ -702,7 +702,7 @@ static int qp_dev_add(struct ft_dev *dev)
 }
 
 /* The ib_device's restrack is about to go: the audit walks it. */
-static void qp_dev_detach(struct ft_dev *dev)
+static void qp_dev_detach(struct ft_dev *dev, bool unload)
 {
 	cancel_delayed_work_sync(&dev->audit);
 }

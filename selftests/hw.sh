@@ -62,6 +62,8 @@
 #             then an operator's auto set of 3,000 QPs, too large for
 #             nldev to list: dev show says the sets are not read, qp show
 #             answers, rmmod returns
+#   delete    rdma link delete rxe0 while 20 QPs share fabtrace's set and
+#             the poll runs: it returns, fabtrace forgets rxe0, rmmod returns
 set -euo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/lib.sh"
@@ -202,7 +204,7 @@ aqpn() { jq ".qps[$2].qpn" "$O/$1.json"; }
 
 # ---- setup -------------------------------------------------------------------
 
-ktap_plan 91
+ktap_plan 94
 
 ktap_assert "setup: A: ft_hca in rdma_rxe's place, rxe0 made, fabtrace loaded" hca_load
 ktap_assert "setup: B: rdma_rxe's rxe0, fabtrace loaded" b_load
@@ -764,4 +766,22 @@ log "rmmod took $((SECONDS - t)) s"
 stop "$l2"
 rdma statistic qp set link rxe0/1 auto off || log "auto off failed"
 ktap_assert "large: fabtrace loaded again" ft_load
+
+# ---- delete: the device goes with fabtrace's set in use ---------------------------------
+
+# rdma link delete runs the removal inside nldev: fabtrace's part of it
+# sends no nldev request and waits for no lock its poll holds across one
+# (the debug kernel's lockdep checks the order); the QPs go with the
+# device, and their set with them.
+hw_bind 1
+hold_shared() { hold 20 d1 && wait_for $((60 * S)) settled 20; }
+ktap_result "delete: one process holds 20 QPs, sharing the one set" hold_shared
+d1=$SRV
+delete_rxe0() {
+	timeout $((60 * S)) rdma link delete rxe0 &&
+		! fabtrace -j dev show | jq -e '.[] | select(.name == "rxe0")' >/dev/null
+}
+ktap_result "delete: rdma link delete rxe0 exits 0 within 60 s, fabtrace forgets rxe0" delete_rxe0
+stop "$d1"
+ktap_result "delete: rmmod fabtrace returns" rmmod fabtrace
 ktap_finished
