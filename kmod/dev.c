@@ -18,8 +18,6 @@ static struct ib_client ft_client;
 /* What every device is made of (main.c), in order. */
 static const struct ft_dev_part *const *parts;
 static unsigned int nparts;
-/* the client's removal is fabtrace's unload, not a device's */
-static bool unloading;
 
 static void devmap_free(struct ft_devmap_slot *slots)
 {
@@ -152,6 +150,15 @@ void ft_dev_put(struct ft_dev *dev)
 }
 
 /**
+ * ft_dev_unref() - drop a reference to the entry alone (kref_get(&dev->ref))
+ * @dev: the device; the last reference frees it, and its parts
+ */
+void ft_dev_unref(struct ft_dev *dev)
+{
+	kref_put(&dev->ref, dev_release);
+}
+
+/**
  * ft_dev_get() - find a device and hold it and its ib_device
  * @index: RDMA device index (the lowest index at or above it, if @next)
  * @name: device name, or NULL to find by index
@@ -278,7 +285,7 @@ static void ft_client_remove(struct ib_device *ibdev, void *data)
 	/* before the ib_device's restrack and ports go */
 	for (i = nparts; i--;)
 		if (parts[i]->detach)
-			parts[i]->detach(dev, unloading);
+			parts[i]->detach(dev);
 	pr_debug("forgetting %s\n", dev->name);
 	kref_put(&dev->ref, dev_release);
 }
@@ -404,8 +411,22 @@ int ft_dev_init(const struct ft_dev_part *const *table, unsigned int n)
 void ft_dev_exit(void)
 {
 	struct ft_devmap_slot *old;
+	struct ft_dev *dev;
+	unsigned int i;
+	u32 index = 0;
 
-	unloading = true;
+	/*
+	 * What fabtrace did to the devices that stay is undone first, from
+	 * this task: the client's removal of a device can run inside nldev
+	 * (a device's own, beside this), where that would wait for nldev.
+	 */
+	while ((dev = ft_dev_get(index, NULL, true))) {
+		for (i = 0; i < nparts; i++)
+			if (parts[i]->unload)
+				parts[i]->unload(dev);
+		index = dev->index + 1;
+		ft_dev_put(dev);
+	}
 	ib_unregister_client(&ft_client);
 	mutex_lock(&ft_devs_lock);
 	old = rcu_replace_pointer(ft_devmap.slots, &devmap_empty[0],

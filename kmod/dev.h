@@ -34,12 +34,17 @@ struct ft_dev_part {
 	/* the device is published: hooks and handlers find it from now on */
 	void (*attach)(struct ft_dev *dev);
 	/*
-	 * It is unpublished, and a grace period passed: stop what attach
-	 * began.  @unload: fabtrace is going and the device stays; else the
-	 * device is going, maybe from inside nldev (`rdma link delete`),
-	 * whose lock a wait for an nldev request of fabtrace's would nest.
+	 * fabtrace is unloading and the device stays: undo what was done to
+	 * it (before any part's detach; the caller holds a reference)
 	 */
-	void (*detach)(struct ft_dev *dev, bool unload);
+	void (*unload)(struct ft_dev *dev);
+	/*
+	 * It is unpublished, and a grace period passed: stop what attach
+	 * began.  The device may be going from inside nldev (`rdma link
+	 * delete` holds its lock for reading): nothing here may wait for an
+	 * nldev request.
+	 */
+	void (*detach)(struct ft_dev *dev);
 	/* the last reference went: free what add allocated */
 	void (*free)(struct ft_dev *dev);
 	/* a port's policy changed; under the policy lock (policy.c) */
@@ -128,6 +133,7 @@ void ft_dev_qp_freed(struct ft_qp *qp);
 struct ft_dev *ft_dev_find(u32 index, const char *name);
 struct ft_dev *ft_dev_get(u32 index, const char *name, bool next);
 void ft_dev_put(struct ft_dev *dev);
+void ft_dev_unref(struct ft_dev *dev);
 void ft_dev_totals(const struct ft_dev *dev, struct ft_dev_pcpu *sum);
 
 /* Walk the retired entries of a device.  Context: RCU read side. */

@@ -51,9 +51,37 @@ struct bind_req {
 #define FT_HW_BIND_ASKED	0	/* its bind was asked for, once */
 #define FT_HW_BIND_AT_PORT	1	/* to be asked again when it has its port */
 
+/*
+ * The polls and binds run here: fabtrace's unload drains it (ft_hw_exit()),
+ * after the last device was detached, which waits for none of them.
+ */
+static struct workqueue_struct *ft_hw_wq;
+
 static unsigned long poll_jiffies(void)
 {
 	return msecs_to_jiffies(max(READ_ONCE(hw_poll_ms), 10u));
+}
+
+/*
+ * Each queued run of the poll or the binds holds a reference to
+ * fabtrace's entry for the device (taken as it is queued, under q_lock,
+ * which the run takes first), and from its start to its end the
+ * ib_device too, taken only while not detached: the RDMA core waits for
+ * the ib_device's references before it frees it, and the entry's last
+ * reference frees this.  Detach waits for no run (hw_dev_detach()): it
+ * takes back the references of the runs it cancels.
+ */
+static void queue_run(struct ft_hw *hw, bool poll, unsigned long delay)
+{
+	bool queued;
+
+	lockdep_assert_held(&hw->q_lock);
+	if (hw->dying)
+		return;
+	queued = poll ? queue_delayed_work(ft_hw_wq, &hw->work, delay) :
+			queue_work(ft_hw_wq, &hw->bind_work);
+	if (queued)
+		kref_get(&hw->dev->ref);
 }
 
 /* --- names ------------------------------------------------------------------ */
@@ -229,7 +257,10 @@ static void want_bind(const struct ft_dev *dev, struct ft_hw_qp *h, const struct
 	r->qpn = qp->qpn;
 	r->port = port;
 	llist_add(&r->node, &hw->pending);
-	queue_work(system_unbound_wq, &hw->bind_work);
+	/* once detached, nothing runs: the request is freed with the device */
+	spin_lock(&hw->q_lock);
+	queue_run(hw, false, 0);
+	spin_unlock(&hw->q_lock);
 }
 
 /* The port a QP will be bound on: its own, or the device's only one. */
@@ -736,6 +767,9 @@ static int sets_cb(const struct nlmsghdr *nlh, void *arg)
 	unsigned int n = 0;
 	int rem;
 
+	/* detached: the rest of the dump is dropped, not waited for */
+	if (READ_ONCE(hw->dying))
+		return -ESHUTDOWN;
 	if (t)
 		nla_for_each_nested(e, t, rem)
 			if (nla_type(e) == RDMA_NLDEV_ATTR_STAT_COUNTER_ENTRY) {
@@ -915,7 +949,7 @@ static void bind_one(struct ft_hw *hw, struct bind_req *r)
 	u32 id = 0;
 	int err;
 
-	/* the device or fabtrace is going (hw_dev_detach()) */
+	/* the device or fabtrace is going (hw_dev_detach(), hw_dev_unload()) */
 	if (READ_ONCE(hw->dying))
 		return;
 	if (hw->port[r->port].theirs) {
@@ -1138,6 +1172,40 @@ static void read_psns(struct ft_hw *hw)
 
 /* --- the work ---------------------------------------------------------------------- */
 
+static bool run_begin(struct ft_hw *hw)
+{
+	struct ft_dev *dev = hw->dev;
+	bool ok;
+
+	spin_lock(&hw->q_lock);
+	/* the core holds the ib_device until every client is detached */
+	ok = !hw->dying && ib_device_try_get(dev->ibdev);
+	spin_unlock(&hw->q_lock);
+	/* a run that does not begin drops its queued reference: maybe the last */
+	if (!ok)
+		ft_dev_unref(dev);
+	return ok;
+}
+
+/*
+ * The bind work runs again if more came meanwhile, and the poll every
+ * hw_poll_ms, unless detached.  Then the run's references go: the last may
+ * free @hw.
+ */
+static void run_end(struct ft_hw *hw, bool poll)
+{
+	struct ft_dev *dev = hw->dev;
+
+	spin_lock(&hw->q_lock);
+	if (poll) {
+		if (!llist_empty(&hw->pending))
+			queue_run(hw, false, 0);
+		queue_run(hw, true, poll_jiffies());
+	}
+	spin_unlock(&hw->q_lock);
+	ft_dev_put(dev);
+}
+
 /*
  * The QPs to bind, apart from the poll.  Which ports are theirs comes from
  * the poll: until its first run, binds wait for it (it queues this again).
@@ -1148,6 +1216,8 @@ static void hw_bind_fn(struct work_struct *work)
 	struct llist_node *todo;
 	struct bind_req *r, *next;
 
+	if (!run_begin(hw))
+		return;
 	mutex_lock(&hw->lock);
 	if (hw->polled) {
 		todo = llist_reverse_order(llist_del_all(&hw->pending));
@@ -1157,6 +1227,7 @@ static void hw_bind_fn(struct work_struct *work)
 		}
 	}
 	mutex_unlock(&hw->lock);
+	run_end(hw, false);
 }
 
 /* Every hw_poll_ms: the ports, the sets, the PSNs of the QPs in none. */
@@ -1166,11 +1237,9 @@ static void hw_work_fn(struct work_struct *work)
 	bool read, ports;
 	u32 port;
 
-	mutex_lock(&hw->lock);
-	if (READ_ONCE(hw->dying)) {
-		mutex_unlock(&hw->lock);
+	if (!run_begin(hw))
 		return;
-	}
+	mutex_lock(&hw->lock);
 	/*
 	 * nldev sums a port's counter over the sets in use, reading each
 	 * from the NIC (a firmware command a set, a counter): with more than
@@ -1178,6 +1247,8 @@ static void hw_work_fn(struct work_struct *work)
 	 */
 	ports = hw->nsets <= FT_HW_PORT_SETS || !(hw->polls++ % FT_HW_PORT_EVERY);
 	rdma_for_each_port(hw->dev->ibdev, port) {
+		if (READ_ONCE(hw->dying))
+			goto unlock;
 		if (hw->sets) {
 			read_mode(hw, port);
 			hw->port[port].foreign = false;
@@ -1191,7 +1262,7 @@ static void hw_work_fn(struct work_struct *work)
 	 * binds nothing there, nor takes away the mode they chose.  Known
 	 * before any bind: a dump that failed leaves it as it was.
 	 */
-	read = hw->sets && !read_sets(hw);
+	read = hw->sets && !READ_ONCE(hw->dying) && !read_sets(hw);
 	if (read && hw->dump_whole)
 		sets_left(hw);
 	rdma_for_each_port(hw->dev->ibdev, port) {
@@ -1205,10 +1276,9 @@ static void hw_work_fn(struct work_struct *work)
 	hw->polled = true;
 	if (!READ_ONCE(hw->dying))
 		read_psns(hw);
+unlock:
 	mutex_unlock(&hw->lock);
-	if (!llist_empty(&hw->pending))
-		queue_work(system_unbound_wq, &hw->bind_work);
-	queue_delayed_work(system_unbound_wq, &hw->work, poll_jiffies());
+	run_end(hw, true);
 }
 
 /* --- the part ------------------------------------------------------------------------ */
@@ -1232,6 +1302,7 @@ static int hw_dev_add(struct ft_dev *dev)
 		   ops->counter_update_stats;
 	hw->port_stats = ops->alloc_hw_port_stats && ops->get_hw_stats;
 	mutex_init(&hw->lock);
+	spin_lock_init(&hw->q_lock);
 	xa_init(&hw->set_xa);
 	atomic_set(&hw->gone_seq, 0);
 	init_llist_head(&hw->pending);
@@ -1243,8 +1314,11 @@ static int hw_dev_add(struct ft_dev *dev)
 
 static void hw_dev_attach(struct ft_dev *dev)
 {
-	if (dev->hw)
-		queue_delayed_work(system_unbound_wq, &dev->hw->work, 0);
+	if (!dev->hw)
+		return;
+	spin_lock(&dev->hw->q_lock);
+	queue_run(dev->hw, true, 0);
+	spin_unlock(&dev->hw->q_lock);
 }
 
 /*
@@ -1289,49 +1363,68 @@ static void unbind_ours(struct ft_hw *hw)
 }
 
 /*
- * Before the device's ports and restrack go (the poll reads them).  A
- * device that goes takes its QPs and their sets with it: nothing to
- * unbind, and nothing to wait for but the works.  The removal may run
- * inside nldev (`rdma link delete`, a namespace move), holding its lock
- * for read: no nldev request is sent from here, and hw->lock, which the
- * poll holds across its requests, is not taken.  The poll may still be in
- * a request, taking the same lock for read; its only writer is ib_core's
- * own load and unload, which no removal of a device can run beside.  On
- * fabtrace's unload the device stays, and no set of fabtrace's outlives it.
+ * fabtrace unloads, the device stays: every QP it bound is unbound, and
+ * nothing runs again (the client's removal then detaches the device).
+ * From the unloading task, which holds no lock of nldev's.
  */
-static void hw_dev_detach(struct ft_dev *dev, bool unload)
+static void hw_dev_unload(struct ft_dev *dev)
 {
 	struct ft_hw *hw = dev->hw;
-	struct bind_req *r, *next;
 
 	if (!hw)
 		return;
-	if (unload) {
-		/* the work binds nothing after this: no QP it binds stays bound */
-		mutex_lock(&hw->lock);
-		WRITE_ONCE(hw->dying, true);
-		if (hw->sets)
-			unbind_ours(hw);
-		mutex_unlock(&hw->lock);
-	} else {
-		/* the poll and the binds cut short what is left of them */
-		WRITE_ONCE(hw->dying, true);
-	}
-	/* the poll queues the binds: it goes first */
-	cancel_delayed_work_sync(&hw->work);
-	cancel_work_sync(&hw->bind_work);
-	llist_for_each_entry_safe(r, next, llist_del_all(&hw->pending), node)
-		kfree(r);
+	/* the binds stop first: no QP they bind stays bound */
+	mutex_lock(&hw->lock);
+	spin_lock(&hw->q_lock);
+	WRITE_ONCE(hw->dying, true);
+	spin_unlock(&hw->q_lock);
+	if (hw->sets)
+		unbind_ours(hw);
+	mutex_unlock(&hw->lock);
 }
 
+/*
+ * Before the device's ports and restrack go: no run of the poll or the
+ * binds starts after this, and none is waited for.  A device that goes
+ * takes its QPs and their sets with it: nothing to unbind.  Its removal
+ * may run inside nldev (`rdma link delete`, a namespace move), holding its
+ * lock for reading, which a run takes too for each request it sends;
+ * waiting for one here would close a cycle lockdep rightly reports.  A
+ * run that began holds the ib_device, which the core waits for, and
+ * fabtrace's entry, whose last reference frees this.
+ */
+static void hw_dev_detach(struct ft_dev *dev)
+{
+	struct ft_hw *hw = dev->hw;
+
+	if (!hw)
+		return;
+	spin_lock(&hw->q_lock);
+	WRITE_ONCE(hw->dying, true);
+	spin_unlock(&hw->q_lock);
+	/*
+	 * Nothing queues them now: a pending run goes, with its reference
+	 * (never the last: the caller holds the device list's); one that
+	 * runs ends by itself.
+	 */
+	if (cancel_delayed_work(&hw->work))
+		ft_dev_unref(dev);
+	if (cancel_work(&hw->bind_work))
+		ft_dev_unref(dev);
+}
+
+/* No run is left, nor queued: each held a reference. */
 static void hw_dev_free(struct ft_dev *dev)
 {
 	struct ft_hw *hw = dev->hw;
+	struct bind_req *r, *next;
 	struct ft_hw_set *set;
 	unsigned long id;
 
 	if (!hw)
 		return;
+	llist_for_each_entry_safe(r, next, llist_del_all(&hw->pending), node)
+		kfree(r);
 	xa_for_each(&hw->set_xa, id, set)
 		set_put(set);
 	xa_destroy(&hw->set_xa);
@@ -1343,6 +1436,7 @@ const struct ft_dev_part ft_hw_part = {
 	.name = "hardware counters",
 	.add = hw_dev_add,
 	.attach = hw_dev_attach,
+	.unload = hw_dev_unload,
 	.detach = hw_dev_detach,
 	.free = hw_dev_free,
 	.qp_added = hw_qp_added,
@@ -1352,10 +1446,24 @@ const struct ft_dev_part ft_hw_part = {
 
 int ft_hw_init(void)
 {
-	return ft_nldev_init();
+	int err;
+
+	ft_hw_wq = alloc_workqueue("fabtrace_hw", WQ_UNBOUND, 0);
+	if (!ft_hw_wq)
+		return -ENOMEM;
+	err = ft_nldev_init();
+	if (err)
+		goto err_destroy_wq;
+	return 0;
+
+err_destroy_wq:
+	destroy_workqueue(ft_hw_wq);
+	return err;
 }
 
+/* After the devices were detached: the runs left end, and their references with them. */
 void ft_hw_exit(void)
 {
+	destroy_workqueue(ft_hw_wq);
 	ft_nldev_exit();
 }

@@ -84,7 +84,8 @@ struct ft_hw {
 	struct ft_dev *dev;
 	bool sets;			/* the driver has counter sets */
 	bool port_stats;		/* and port counters */
-	bool dying;			/* detached: bind and read nothing more */
+	bool dying;			/* detached or unloading: nothing runs again (q_lock) */
+	spinlock_t q_lock;		/* dying, and the works' queueing */
 	struct delayed_work work;	/* the poll: reads, every hw_poll_ms */
 	struct work_struct bind_work;	/* binds, as QPs come */
 	struct llist_head pending;	/* QPs to bind */

@@ -982,7 +982,7 @@ static void pfc_dev_attach(struct ft_dev *dev)
  * handler and the poll its links, then the watchdog stops.  Context: process; frames
  * may still arrive.
  */
-static void pfc_dev_detach(struct ft_dev *dev, bool unload)
+static void pfc_dev_detach(struct ft_dev *dev)
 {
 	struct ft_pfc *pfc = dev->pfc;
 	struct ft_pfc_link *link, *tmp;

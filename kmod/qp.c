@@ -702,7 +702,7 @@ static int qp_dev_add(struct ft_dev *dev)
 }
 
 /* The ib_device's restrack is about to go: the audit walks it. */
-static void qp_dev_detach(struct ft_dev *dev, bool unload)
+static void qp_dev_detach(struct ft_dev *dev)
 {
 	cancel_delayed_work_sync(&dev->audit);
 }
