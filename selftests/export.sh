@@ -117,7 +117,7 @@ scrape_configs:
       - targets: ['$NE']
 EOF
 PROMETHEUS=0
-if kindep_here last; then
+if kindep_here; then
 	PROMETHEUS=1
 	prometheus-node-exporter --web.listen-address="$NE" --collector.disable-defaults \
 		--collector.textfile --collector.textfile.directory="$TF" >"$O/node_exporter.log" 2>&1 &
