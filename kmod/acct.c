@@ -46,8 +46,8 @@ void ft_snap_take(const struct ft_qp *qp, struct ft_snap *s)
 	s->rx_ect = atomic64_read(&c->rx_ect);
 	s->rx_ce = atomic64_read(&c->rx_ce);
 	s->retrans = atomic64_read(&c->retrans);
-	s->timeouts = atomic64_read(&c->timeouts);
-	s->rnr_timeouts = atomic64_read(&c->rnr_timeouts);
+	s->timeouts = (u32)atomic_read(&c->timeouts);
+	s->rnr_timeouts = (u32)atomic_read(&c->rnr_timeouts);
 	s->rx_dup = atomic64_read(&c->rx_dup);
 	s->rx_oos = atomic64_read(&c->rx_oos);
 	s->retry_exh = (u32)atomic_read(&c->retry_exh);

@@ -5,6 +5,7 @@
 
 #include "pure.h"
 #include "roce.h"
+#include "rtt.h"
 
 struct ft_dev;
 struct ft_hw_qp;
@@ -36,14 +37,16 @@ struct ft_cong {
 	atomic64_t rx_ect;
 	atomic64_t rx_ce;
 	atomic64_t retrans;
-	atomic64_t timeouts;
-	atomic64_t rnr_timeouts;
 	atomic64_t rx_dup;
 	atomic64_t rx_oos;
 	/*
 	 * A QP errs, or exhausts its retries (and then errs), a few times in
-	 * its life at most: 32 bits, and the entry has room for its cgroup.
+	 * its life at most; its timers expire a jiffy apart at the least, 2^32
+	 * of them 198 days of nothing but expiries: 32 bits, and the entry
+	 * has room for its cgroup and its round trips.
 	 */
+	atomic_t timeouts;
+	atomic_t rnr_timeouts;
 	atomic_t retry_exh;
 	atomic_t errors;
 	u64 last[FT_LAST_MAX];		/* ktime_get_ns() */
@@ -51,9 +54,6 @@ struct ft_cong {
 
 #define FT_TX 0
 #define FT_RX 1
-
-/* The PSN trackers keep a 24-bit PSN; this bit says one is known. */
-#define FT_PSN_VALID	0x80000000u
 
 /* ft_qp.flags, as the UAPI numbers them */
 #define FT_QP_DESTROYED		0x1
@@ -88,12 +88,15 @@ struct ft_cong {
  * atomics keep them exact when, rarely, two CPUs send on one QP at once.
  * Per-CPU copies would cost nr_cpus times the memory for 100k QPs.
  *
- * Size matters at that scale: SLUB packs 16 entries of up to 512 bytes in
- * an order-1 slab.  The device of an entry is known to every path that
- * reaches it, so it is not stored; retired entries are only ever appended
- * and expire oldest first, so one link suffices.
+ * Size matters at that scale: SLUB packs 15 entries of up to 544 bytes in
+ * an order-1 slab (two CPUs), 546 bytes each with its share of the slack:
+ * 554 with the index's 8, under 576 (the round trips took the entry from
+ * 496 to 544: 56 bytes, 8 of them the timers' counts made 32 bits).
+ * The device of an entry is known to every path that reaches it, so it is
+ * not stored; retired entries are only ever appended and expire oldest
+ * first, so one link suffices.
  */
-#define FT_QP_SIZE_MAX	512
+#define FT_QP_SIZE_MAX	544
 struct ft_qp {
 	struct ft_dir dir_tx;
 	/* PSN trackers: written by the path that owns them (see acct.c) */
@@ -127,6 +130,7 @@ struct ft_qp {
 	struct ft_hw_qp __rcu *hw;	/* a hardware NIC's QP: hw.c */
 
 	struct ft_cong cong;
+	struct ft_rtt rtt;	/* its samples: rtt.h */
 	struct ft_dir dir_rx;
 };
 
@@ -155,7 +159,6 @@ bool ft_acct_outstanding(const struct ft_qp *qp);
  * the next request arrives, any PSN beyond the read counts as in order.
  */
 #define FT_PSN_LOOSE	0x40000000u
-#define FT_PSN_MASK	0x00ffffffu
 
 /* ib_qp_type values fabtrace tracks PSNs for: RC and XRC target/initiator */
 static inline bool ft_qp_type_has_psn(u8 type)

@@ -73,6 +73,9 @@ struct ft_dev_pcpu {
 	u64 unknown[2];		/* packets of QPs with no entry */
 	u64 malformed;
 	u64 drops[FT_DROP_MAX];	/* received, dropped by rxe: enum ft_drop */
+	u64 rtt[FT_RTT_DEV_BUCKETS];	/* its requesters' round trips, by bucket (rtt.h) */
+	u64 rtt_ns;			/* their sum */
+	u64 ad_samples, ad_ns;		/* its responders' ack delays, and their sum */
 };
 
 struct ft_dev {

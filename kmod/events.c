@@ -213,10 +213,10 @@ void ft_event_qp(const struct ft_dev *dev, struct ft_qp *qp, unsigned int kind)
 
 	switch (kind) {
 	case FABTRACE_EVENT_KIND_TIMEOUT:
-		count = atomic64_read(&qp->cong.timeouts);
+		count = (u32)atomic_read(&qp->cong.timeouts);
 		break;
 	case FABTRACE_EVENT_KIND_RNR_TIMEOUT:
-		count = atomic64_read(&qp->cong.rnr_timeouts);
+		count = (u32)atomic_read(&qp->cong.rnr_timeouts);
 		break;
 	case FABTRACE_EVENT_KIND_RETRY_EXHAUSTED:
 		count = atomic_read(&qp->cong.retry_exh);

@@ -82,7 +82,7 @@ void notrace ft_life_retrans_timer(unsigned long ip, unsigned long parent_ip,
 	qp = entry_of_timer((void *)ft_arg(fregs, 0), READ_ONCE(retrans_off), &dev);
 	/* rxe lets its timer run out when all is acknowledged: not a timeout */
 	if (qp && ft_acct_outstanding(qp)) {
-		atomic64_inc(&qp->cong.timeouts);
+		atomic_inc(&qp->cong.timeouts);
 		WRITE_ONCE(qp->cong.last[FT_LAST_TIMEOUT], ktime_get_ns());
 		ft_event_qp(dev, qp, FABTRACE_EVENT_KIND_TIMEOUT);
 	}
@@ -99,7 +99,7 @@ void notrace ft_life_rnr_timer(unsigned long ip, unsigned long parent_ip,
 	rcu_read_lock();
 	qp = entry_of_timer((void *)ft_arg(fregs, 0), READ_ONCE(rnr_off), &dev);
 	if (qp) {
-		atomic64_inc(&qp->cong.rnr_timeouts);
+		atomic_inc(&qp->cong.rnr_timeouts);
 		WRITE_ONCE(qp->cong.last[FT_LAST_RNR_TIMEOUT], ktime_get_ns());
 		ft_event_qp(dev, qp, FABTRACE_EVENT_KIND_RNR_TIMEOUT);
 	}
@@ -336,6 +336,14 @@ static void modified(const struct ft_dev *dev, struct ft_qp *qp,
 		WRITE_ONCE(qp->tx_req_psn, last);
 		WRITE_ONCE(qp->rx_ack_psn, last);
 	}
+	/*
+	 * A sample running is the old PSNs' or connection's: its answer, if
+	 * one comes, is no round trip of the new.
+	 */
+	if ((mask & (IB_QP_RQ_PSN | IB_QP_SQ_PSN)) ||
+	    ((mask & IB_QP_STATE) &&
+	     (attr->qp_state == IB_QPS_ERR || attr->qp_state == IB_QPS_RESET)))
+		WRITE_ONCE(qp->rtt.slot, 0);
 	if (mask & IB_QP_STATE) {
 		if (attr->qp_state == IB_QPS_ERR) {
 			entered_error(dev, qp);

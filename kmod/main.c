@@ -13,6 +13,7 @@
 #include "pfc.h"
 #include "policy.h"
 #include "qp.h"
+#include "tap.h"
 
 /*
  * What every RDMA device is made of, set up in this order and torn down
@@ -47,6 +48,7 @@ static int __init ft_init(void)
 	 * Hooks before devices: a QP created while the devices' existing QPs
 	 * are walked is then caught by one or the other, never by neither.
 	 */
+	ft_tap_init();
 	err = ft_hook_init();
 	if (err)
 		goto err_events_exit;

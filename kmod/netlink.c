@@ -114,6 +114,83 @@ err_cancel:
 	return -EMSGSIZE;
 }
 
+/**
+ * ft_nl_put_qp_rtt() - a QP's round trips (rtt.h), as a qp-rtt nest
+ * @skb: the message
+ * @type: the nest's type
+ * @r: the QP's
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+int ft_nl_put_qp_rtt(struct sk_buff *skb, int type, const struct ft_rtt *r)
+{
+	u32 hist[FT_RTT_QP_BUCKETS], ad = READ_ONCE(r->ack_delay);
+	struct nlattr *nest;
+	unsigned int i;
+	u64 n = 0;
+
+	for (i = 0; i < FT_RTT_QP_BUCKETS; i++) {
+		hist[i] = (u32)atomic_read(&r->hist[i]);
+		n += hist[i];
+	}
+	nest = nla_nest_start(skb, type);
+	if (!nest)
+		return -EMSGSIZE;
+	if (ft_nl_put_u64(skb, FABTRACE_A_QP_RTT_SAMPLES, n, FABTRACE_A_QP_RTT_PAD) ||
+	    (ad && nla_put_u32(skb, FABTRACE_A_QP_RTT_ACK_DELAY_NS, ad)))
+		goto err_cancel;
+	if (n && READ_ONCE(r->min)) {
+		if (nla_put_u32(skb, FABTRACE_A_QP_RTT_LAST_NS, READ_ONCE(r->last)) ||
+		    nla_put_u32(skb, FABTRACE_A_QP_RTT_MIN_NS, READ_ONCE(r->min)) ||
+		    nla_put_u32(skb, FABTRACE_A_QP_RTT_SRTT_NS, READ_ONCE(r->srtt)) ||
+		    nla_put_u32(skb, FABTRACE_A_QP_RTT_RTTVAR_NS, READ_ONCE(r->rttvar)))
+			goto err_cancel;
+		for (i = 0; i < FT_RTT_QP_BUCKETS; i++)
+			if (nla_put_u32(skb, FABTRACE_A_QP_RTT_BUCKET, hist[i]))
+				goto err_cancel;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+
+err_cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+/**
+ * ft_nl_put_dev_rtt() - a device's round trips, as a dev-rtt nest
+ * @skb: the message
+ * @type: the nest's type
+ * @tot: the device's totals (ft_dev_totals())
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+int ft_nl_put_dev_rtt(struct sk_buff *skb, int type, const struct ft_dev_pcpu *tot)
+{
+	struct nlattr *nest;
+	unsigned int i;
+
+	nest = nla_nest_start(skb, type);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < FT_RTT_DEV_BUCKETS; i++)
+		if (ft_nl_put_u64(skb, FABTRACE_A_DEV_RTT_BUCKET, tot->rtt[i],
+				  FABTRACE_A_DEV_RTT_PAD))
+			goto err_cancel;
+	if (ft_nl_put_u64(skb, FABTRACE_A_DEV_RTT_SUM_NS, tot->rtt_ns, FABTRACE_A_DEV_RTT_PAD) ||
+	    ft_nl_put_u64(skb, FABTRACE_A_DEV_RTT_ACK_DELAY_SAMPLES, tot->ad_samples,
+			  FABTRACE_A_DEV_RTT_PAD) ||
+	    ft_nl_put_u64(skb, FABTRACE_A_DEV_RTT_ACK_DELAY_SUM_NS, tot->ad_ns,
+			  FABTRACE_A_DEV_RTT_PAD))
+		goto err_cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+
+err_cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
 int ft_nl_put_counters(struct sk_buff *skb, const struct ft_snap *s,
 		       int tx, int rx, int cong)
 {

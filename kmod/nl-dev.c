@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Netlink: RDMA devices (dev-get do and dump). */
 
+#include <linux/slab.h>
 #include <net/genetlink.h>
 #include <rdma/ib_verbs.h>
 
@@ -10,6 +11,7 @@
 #include "hook.h"
 #include "nl.h"
 #include "pfc.h"
+#include "tap.h"
 
 /* --- devices ------------------------------------------------------------- */
 
@@ -65,11 +67,15 @@ static int put_drops(struct sk_buff *skb, const u64 *drops)
 static int dev_fill(struct sk_buff *skb, struct ft_dev *dev, const struct net *net,
 		    u32 portid, u32 seq, int flags)
 {
-	struct ft_dev_pcpu tot_buf, *tot = &tot_buf;
+	struct ft_dev_pcpu *tot;
 	char name[IB_DEVICE_NAME_MAX];
 	u32 port, nr_live, nr_retired, nic_links;
 	void *hdr;
 
+	/* the totals outgrew a stack frame (the round trips' histogram) */
+	tot = kmalloc(sizeof(*tot), GFP_KERNEL);
+	if (!tot)
+		return -ENOMEM;
 	ft_dev_totals(dev, tot);
 	nic_links = ft_pfc_nic_links(dev);
 	spin_lock(&dev->lock);
@@ -81,7 +87,7 @@ static int dev_fill(struct sk_buff *skb, struct ft_dev *dev, const struct net *n
 	hdr = genlmsg_put(skb, portid, seq, &fabtrace_nl_family, flags,
 			  FABTRACE_CMD_DEV_GET);
 	if (!hdr)
-		return -EMSGSIZE;
+		goto err_free;
 	if (nla_put_u32(skb, FABTRACE_A_DEV_INDEX, dev->index) ||
 	    nla_put_string(skb, FABTRACE_A_DEV_NAME, name) ||
 	    nla_put_string(skb, FABTRACE_A_DEV_DRIVER, dev->driver) ||
@@ -100,6 +106,7 @@ static int dev_fill(struct sk_buff *skb, struct ft_dev *dev, const struct net *n
 	    nla_put_u8(skb, FABTRACE_A_DEV_HOOKED,
 		       dev->hooked && ft_hook_rxe_attached()) ||
 	    (dev->hooked && put_drops(skb, tot->drops)) ||
+	    (dev->hooked && ft_tap_rtt() && ft_nl_put_dev_rtt(skb, FABTRACE_A_DEV_RTT, tot)) ||
 	    (dev->hw && ft_nl_put_dev_hw(skb, dev)) ||
 	    (nic_links && nla_put_u32(skb, FABTRACE_A_DEV_PFC_NIC_LINKS, nic_links)))
 		goto err_cancel;
@@ -107,10 +114,13 @@ static int dev_fill(struct sk_buff *skb, struct ft_dev *dev, const struct net *n
 		if (put_port(skb, dev->ibdev, port, net))
 			goto err_cancel;
 	genlmsg_end(skb, hdr);
+	kfree(tot);
 	return 0;
 
 err_cancel:
 	genlmsg_cancel(skb, hdr);
+err_free:
+	kfree(tot);
 	return -EMSGSIZE;
 }
 

@@ -11,6 +11,7 @@
 #include "nl.h"
 #include "pfc.h"
 #include "qp.h"
+#include "tap.h"
 
 /* --- QPs ----------------------------------------------------------------- */
 
@@ -166,6 +167,10 @@ static int qp_fill(struct sk_buff *skb, const struct ft_dev *dev,
 	if (dev->hw ? ft_nl_put_qp_hw(skb, dev, qp) :
 	    ft_nl_put_counters(skb, s, FABTRACE_A_QP_TX, FABTRACE_A_QP_RX,
 			       FABTRACE_A_QP_CONG))
+		goto err_cancel;
+	/* timed from the taps: a QP whose answers are in its PSN space */
+	if (dev->hooked && ft_psn_tracked(qp) && ft_tap_rtt() &&
+	    ft_nl_put_qp_rtt(skb, FABTRACE_A_QP_RTT, &qp->rtt))
 		goto err_cancel;
 	genlmsg_end(skb, hdr);
 	return 0;

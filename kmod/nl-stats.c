@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Netlink: fabtrace's statistics about itself (stats-get). */
 
+#include <linux/slab.h>
 #include <net/genetlink.h>
 
 #include "cnp.h"
@@ -15,7 +16,7 @@
 
 int fabtrace_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct ft_dev_pcpu tot;
+	struct ft_dev_pcpu *tot;
 	struct sk_buff *msg;
 	struct ft_dev *dev;
 	u64 malformed = 0, unknown = 0, index_bytes = 0;
@@ -33,15 +34,20 @@ int fabtrace_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 				    "stats-get takes no attributes");
 		return -EINVAL;
 	}
+	/* a device's totals outgrew a stack frame (the round trips' histogram) */
+	tot = kmalloc(sizeof(*tot), GFP_KERNEL);
+	if (!tot)
+		return -ENOMEM;
 	while ((dev = ft_nl_dev_next(index, genl_info_net(info)))) {
-		ft_dev_totals(dev, &tot);
-		malformed += tot.malformed;
-		unknown += tot.unknown[FT_TX] + tot.unknown[FT_RX];
+		ft_dev_totals(dev, tot);
+		malformed += tot->malformed;
+		unknown += tot->unknown[FT_TX] + tot->unknown[FT_RX];
 		index_bytes += sizeof(*dev->idx) +
 			       (u64)READ_ONCE(dev->nr_leaves) * sizeof(struct ft_leaf);
 		index = dev->index + 1;
 		ft_dev_put(dev);
 	}
+	kfree(tot);
 
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)

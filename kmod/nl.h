@@ -18,6 +18,9 @@ int ft_nl_put_traffic(struct sk_buff *skb, int type, u64 bytes,
 		      const u64 *cls);
 int ft_nl_put_counters(struct sk_buff *skb, const struct ft_snap *s,
 		       int tx, int rx, int cong);
+struct ft_dev_pcpu;
+int ft_nl_put_qp_rtt(struct sk_buff *skb, int type, const struct ft_rtt *r);
+int ft_nl_put_dev_rtt(struct sk_buff *skb, int type, const struct ft_dev_pcpu *tot);
 struct genl_info;
 struct ft_dev *ft_nl_req_dev(struct genl_info *info, int a_index, int a_name,
 			     bool required);

@@ -740,10 +740,17 @@ void ft_qp_reset(struct ft_qp *qp)
 	}
 	for (c = &qp->cong.rx_ect; c <= &qp->cong.rx_oos; c++)
 		atomic64_set(c, 0);
+	atomic_set(&qp->cong.timeouts, 0);
+	atomic_set(&qp->cong.rnr_timeouts, 0);
 	atomic_set(&qp->cong.retry_exh, 0);
 	atomic_set(&qp->cong.errors, 0);
 	for (i = 0; i < FT_LAST_MAX; i++)
 		WRITE_ONCE(qp->cong.last[i], 0);
+	/* a sample running goes on; what the past ones added up to does not */
+	WRITE_ONCE(qp->rtt.min, 0);
+	WRITE_ONCE(qp->rtt.ack_delay, 0);
+	for (i = 0; i < FT_RTT_QP_BUCKETS; i++)
+		atomic_set(&qp->rtt.hist[i], 0);
 }
 
 /* What a reader in @ns may see: rdma's own rule for restrack resources. */
@@ -768,7 +775,7 @@ int ft_qp_init(void)
 {
 	/* ft_qp_reset() zeroes the 64-bit counters as one run */
 	BUILD_BUG_ON(offsetof(struct ft_cong, rx_oos) -
-		     offsetof(struct ft_cong, rx_ect) != 6 * sizeof(atomic64_t));
+		     offsetof(struct ft_cong, rx_ect) != 4 * sizeof(atomic64_t));
 	BUILD_BUG_ON(sizeof(struct ft_qp) > FT_QP_SIZE_MAX);
 	ft_qp_cache = KMEM_CACHE(ft_qp, 0);
 	if (!ft_qp_cache)

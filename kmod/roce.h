@@ -58,6 +58,7 @@ enum ft_nak {
 #define FT_PKT_IPV6	0x10
 #define FT_PKT_READ	0x20	/* a READ request */
 #define FT_PKT_NAK	0x40	/* an ACK opcode whose syndrome is a NAK */
+#define FT_PKT_ACKREQ	0x80	/* BTH AckReq: answer at once (the PSN word's top bit) */
 
 /* The ECN field of the IP header: 0 not ECT, 1 ECT(1), 2 ECT(0), 3 CE. */
 #define FT_ECN_CE	3
@@ -122,7 +123,7 @@ static __always_inline enum ft_parse_err ft_parse_udp(const u8 *ip, u32 iphl,
 {
 	const struct ft_op *op;
 	const u8 *udp = ip + iphl, *bth = udp + 8;
-	u32 udplen, hdrs, w;
+	u32 udplen, hdrs, w, a32;
 	u8 a;
 
 	if (unlikely(ft_get_be16(udp + 2) != FT_ROCE_UDP_PORT))
@@ -134,9 +135,10 @@ static __always_inline enum ft_parse_err ft_parse_udp(const u8 *ip, u32 iphl,
 	w = ft_get_be32(bth);			/* opcode, flags, pad, P_Key */
 	pkt->opcode = w >> 24;
 	pkt->qpn = ft_get_be32(bth + 4) & 0xffffff;
-	pkt->psn = ft_get_be32(bth + 8) & 0xffffff;
+	a32 = ft_get_be32(bth + 8);
+	pkt->psn = a32 & 0xffffff;
 	op = &ft_ops[w >> 24];
-	pkt->flags |= op->flags & 0xff;
+	pkt->flags |= (op->flags & 0xff) | ((a32 >> 24) & FT_PKT_ACKREQ);
 	pkt->cls = op->cls;
 	pkt->slot = op->cls;
 
@@ -297,6 +299,10 @@ enum ft_drop ft_drop_reason(const u8 *ip, u32 avail, u32 len,
 			    const struct ft_pkt *pkt, const struct ft_drop_qp *qp);
 bool ft_rxe_takes(const u8 *ip, u32 avail, u32 len, const struct ft_pkt *pkt,
 		  const struct ft_drop_qp *qp);
+
+#define FT_PSN_MASK	0x00ffffffu
+/* The PSN trackers keep a 24-bit PSN; this bit says one is known. */
+#define FT_PSN_VALID	0x80000000u
 
 /* 24-bit PSN arithmetic: signed distance from b to a, in [-2^23, 2^23). */
 static inline s32 ft_psn_diff(u32 a, u32 b)

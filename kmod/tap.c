@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Soft-RoCE data path taps: every packet rxe sends or receives. */
 
+#include <linux/jump_label.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/skbuff.h>
 #include <rdma/ib_verbs.h>
@@ -27,6 +29,60 @@ static noinline notrace void tap_rare(struct ft_dev *dev, struct ft_qp *qp,
 }
 
 /*
+ * Round-trip timing (rtt.h): on unless loaded with rtt=0, which takes
+ * its branch out of the taps.  Fixed at load: a sample begun before a
+ * switch off would end, on again, with the time between.
+ */
+static bool rtt_on = true;
+module_param_named(rtt, rtt_on, bool, 0444);
+MODULE_PARM_DESC(rtt, "time each QP's requests to their answers (default on)");
+static DEFINE_STATIC_KEY_TRUE(rtt_key);
+
+void ft_tap_init(void)
+{
+	if (!rtt_on)
+		static_branch_disable(&rtt_key);
+}
+
+bool ft_tap_rtt(void)
+{
+	return rtt_on;
+}
+
+/*
+ * A sample starts or ends: the clock is read, once.  Out of line: one
+ * packet a round trip comes here.
+ */
+static noinline notrace void tap_rtt(struct ft_dev *dev, struct ft_qp *qp,
+				     u32 psn, unsigned int t, u32 v)
+{
+	struct ft_dev_pcpu __percpu *pc = dev->pcpu;
+	u64 now = ktime_get_ns();
+	u32 ns;
+
+	switch (t) {
+	case FT_RTT_START:
+		ft_rtt_start(&qp->rtt, v, psn, 0, now);
+		break;
+	case FT_RTT_AD_START:
+		ft_rtt_start(&qp->rtt, v, psn, FT_RTT_AD, now);
+		break;
+	case FT_RTT_END:
+		ns = ft_rtt_since(v, now);
+		ft_rtt_record(&qp->rtt, ns);
+		this_cpu_inc(pc->rtt[ft_rtt_dev_bucket(ns)]);
+		this_cpu_add(pc->rtt_ns, ns);
+		break;
+	case FT_RTT_AD_END:
+		ns = ft_rtt_since(v, now);
+		ft_rtt_record_ad(&qp->rtt, ns);
+		this_cpu_inc(pc->ad_samples);
+		this_cpu_add(pc->ad_ns, ns);
+		break;
+	}
+}
+
+/*
  * The hot path: parse, find, account.  No lock, no allocation, no printk;
  * per-CPU device totals and atomic per-QP counters.  @h holds the
  * packet's first @avail bytes, from its IP header on; @ibqp is the QP that
@@ -41,7 +97,8 @@ static __always_inline void tap_hdrs(struct ft_dev *dev,
 	/* every field is written before the accounting reads it */
 	struct ft_pkt pkt __uninitialized;
 	struct ft_qp *qp;
-	unsigned int ev;
+	unsigned int ev, t;
+	u32 v;
 
 	if (unlikely(ft_parse(h, avail, len, &pkt) != FT_PARSE_OK)) {
 		this_cpu_inc(pc->malformed);
@@ -56,6 +113,12 @@ static __always_inline void tap_hdrs(struct ft_dev *dev,
 		return;
 	}
 	ev = dir == FT_TX ? ft_acct_tx(qp, &pkt) : ft_acct_rx(qp, &pkt);
+	if (static_branch_likely(&rtt_key)) {
+		t = dir == FT_TX ? ft_rtt_tx(&qp->rtt, &pkt, ev & FT_EV_RETRANS, &v) :
+				   ft_rtt_rx(&qp->rtt, &pkt, &qp->tx_req_psn, &qp->rx_req_psn, &v);
+		if (unlikely(t))
+			tap_rtt(dev, qp, pkt.psn, t, v);
+	}
 	if (unlikely(ev))
 		tap_rare(dev, qp, ev, dir, h, avail);
 }

@@ -8,6 +8,11 @@
 struct ib_qp;
 struct sk_buff;
 
+/* Before the taps are hooked: round-trip timing on or off (module parameter rtt). */
+void ft_tap_init(void);
+/* Are round trips timed (rtt=1)? */
+bool ft_tap_rtt(void);
+
 /*
  * The taps, with the arguments of rxe_icrc_generate(), of
  * rxe_resp_queue_pkt() and rxe_comp_queue_pkt(), and of a packet

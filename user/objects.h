@@ -44,7 +44,12 @@ struct qp_query {
 	enum qp_sort sort;
 	bool has_cgroup;		/* filtered here, not by the kernel */
 	char cgroup[FT_CGROUP_LEN];	/* absolute, no trailing "/" but "/" */
+	bool slow;			/* srtt above rtt_above_us: here too */
+	uint32_t rtt_above_us;
 };
+
+/* "qp show slow" without rtt-above: a round trip over 1 ms is slow. */
+#define QP_SLOW_US	1000
 
 /* 0, ARGS_HELP or -1 (printed); nothing to free but on 0. */
 int qp_parse_show(int argc, char **argv, struct qp_query *q);

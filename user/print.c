@@ -180,6 +180,112 @@ static void print_hw_counters(struct out *o, const char *key, const char *indent
 		out_bool(o, PRINT_JSON, "counters_truncated", NULL, true);
 }
 
+/* --- round trips ----------------------------------------------------------- */
+
+/* A duration in ns, as a cell: its value in -n mode, else with a unit. */
+static const char *fmt_ns(const struct out *o, char *buf, size_t len, uint64_t ns)
+{
+	if (out_numeric(o))
+		snprintf(buf, len, "%llu", (unsigned long long)ns);
+	else
+		fmt_duration(buf, len, ns);
+	return buf;
+}
+
+/* A duration in ns: "key" in JSON, " key <duration>" in text. */
+static void print_ns(struct out *o, const char *key, const char *text, uint64_t ns)
+{
+	char buf[FT_FMT_LEN];
+
+	out_u64(o, PRINT_JSON, key, NULL, ns);
+	out_text(o, " %s %s", text, fmt_ns(o, buf, sizeof(buf), ns));
+}
+
+/*
+ * A histogram's buckets: "buckets" (counts) and "bounds_ns" (each one's
+ * upper bound, the last bucket's none) in JSON; "<bound n ... >=bound n"
+ * in text.
+ */
+static void print_buckets(struct out *o, const char *indent, const uint64_t *n,
+			  unsigned int nb, double le0, double step)
+{
+	char buf[FT_FMT_LEN];
+	unsigned int i;
+	double le = le0;
+
+	out_arr_begin(o, "buckets");
+	for (i = 0; i < nb; i++)
+		out_u64(o, PRINT_JSON, NULL, NULL, n[i]);
+	out_arr_end(o);
+	out_arr_begin(o, "bounds_ns");
+	for (i = 0; i + 1 < nb; i++, le *= step)
+		out_u64(o, PRINT_JSON, NULL, NULL, (uint64_t)le);
+	out_arr_end(o);
+	out_text(o, "%srtt_hist:", indent);
+	for (i = 0, le = le0; i < nb; i++, le *= step) {
+		if (i && !(i % 8))
+			out_text(o, "\n%s         ", indent);
+		fmt_duration(buf, sizeof(buf), (uint64_t)(i + 1 < nb ? le : le / step));
+		out_text(o, " %s%s %llu", i + 1 < nb ? "<" : ">=", buf, (unsigned long long)n[i]);
+	}
+	out_text(o, "\n");
+}
+
+/* A QP's round trips: "rtt" in JSON (absent where not timed), a line or two in text. */
+static void print_qp_rtt(struct out *o, const struct ft_qp_rec *r)
+{
+	const struct ft_qp_rtt *t = &r->rtt;
+	uint64_t n[FT_RTT_QP_BUCKETS];
+	unsigned int i;
+
+	if (!t->present) {
+		/* not timed (a hardware NIC's QP, UD, UC): "-", never 0 */
+		out_text(o, "    rtt: -\n");
+		return;
+	}
+	out_obj_begin(o, "rtt");
+	out_u64(o, PRINT_ANY, "samples", "    rtt: samples %llu", t->samples);
+	if (t->have & FT_RTT_HAVE_STATS) {
+		print_ns(o, "last_ns", "last", t->last_ns);
+		print_ns(o, "min_ns", "min", t->min_ns);
+		print_ns(o, "srtt_ns", "srtt", t->srtt_ns);
+		print_ns(o, "rttvar_ns", "rttvar", t->rttvar_ns);
+	}
+	if (t->have & FT_RTT_HAVE_AD)
+		print_ns(o, "ack_delay_ns", "ack_delay", t->ack_delay_ns);
+	out_text(o, "\n");
+	if (t->nbuckets) {
+		for (i = 0; i < t->nbuckets; i++)
+			n[i] = t->bucket[i];
+		print_buckets(o, "    ", n, t->nbuckets, FT_RTT_QP_LE0_NS, FT_RTT_QP_STEP);
+	}
+	out_obj_end(o);
+}
+
+/* A device's round trips: "rtt" in JSON; in text, a line, and with -s its histogram. */
+static void print_dev_rtt(struct out *o, const struct ft_dev_rtt *t, int stats)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < t->nbuckets; i++)
+		n += t->bucket[i];
+	out_obj_begin(o, "rtt");
+	out_u64(o, PRINT_ANY, "samples", "    rtt: samples %llu", n);
+	out_u64(o, PRINT_JSON, "sum_ns", NULL, t->sum_ns);
+	if (n)
+		print_ns(o, "mean_ns", "mean", t->sum_ns / n);
+	out_u64(o, PRINT_ANY, "ack_delay_samples", " ack_delay_samples %llu", t->ad_samples);
+	out_u64(o, PRINT_JSON, "ack_delay_sum_ns", NULL, t->ad_sum_ns);
+	if (t->ad_samples)
+		print_ns(o, "ack_delay_mean_ns", "ack_delay_mean", t->ad_sum_ns / t->ad_samples);
+	out_text(o, "\n");
+	if (stats || out_is_json(o))
+		print_buckets(o, "    ", t->bucket, t->nbuckets, FT_RTT_DEV_LE0_NS,
+			      FT_RTT_DEV_STEP);
+	out_obj_end(o);
+}
+
 /* A few errnos a bind gives, by name (the module sends them positive). */
 static const struct kw bind_errors[] = {
 	{ "ENOMEM", 12 },
@@ -297,6 +403,7 @@ void print_qp_full(struct out *o, const struct ft_qp_rec *r)
 	else
 		out_text(o, "    rx: -\n");
 	print_cong_of(o, "    ", &r->cong, r->hw.present);
+	print_qp_rtt(o, r);
 	if (r->hw.present)
 		print_qp_hw(o, &r->hw);
 	out_text(o, "\n");
@@ -321,13 +428,13 @@ void fmt_qp_cells(struct qp_cells *c, const struct ft_qp_rec *r)
 		 r->have & FT_QP_HAVE_RQPN, r->remote_qpn);
 }
 
-#define QP_ROW_FMT "%-8s %8s %-5s %-9s %7s %-15s %-21s %8s %9s %8s %9s %6s %6s %6s %6s %s\n"
+#define QP_ROW_FMT "%-8s %8s %-5s %-9s %7s %-15s %-21s %8s %9s %8s %9s %6s %6s %6s %6s %7s %s\n"
 
 void print_qp_header(struct out *o)
 {
 	out_text(o, QP_ROW_FMT, "DEV", "QPN", "TYPE", "STATE", "PID", "COMM",
 		 "PEER", "TX-PKTS", "TX-BYTES", "RX-PKTS", "RX-BYTES", "CE",
-		 "CNP", "NAK", "RETX", "SOURCE");
+		 "CNP", "NAK", "RETX", "RTT", "SOURCE");
 }
 
 /* A hardware NIC's QP's NAKs, into @buf: those of the syndromes it counted, or "-". */
@@ -347,6 +454,7 @@ void print_qp_row(struct out *o, const struct ft_qp_rec *r)
 	char tbuf[16], sbuf[16], txp[FT_FMT_LEN], txb[FT_FMT_LEN];
 	char rxp[FT_FMT_LEN], rxb[FT_FMT_LEN], ce[FT_FMT_LEN];
 	char cnp[FT_FMT_LEN], nak[FT_FMT_LEN], retx[FT_FMT_LEN], src[32];
+	char rtt[FT_FMT_LEN];
 	const char *type, *state;
 	struct qp_cells c = { 0 };
 
@@ -384,8 +492,13 @@ void print_qp_row(struct out *o, const struct ft_qp_rec *r)
 		else
 			strcpy(retx, "-");
 	}
+	/* its smoothed round trip; "-" where not timed, or not yet */
+	if (r->rtt.have & FT_RTT_HAVE_STATS)
+		fmt_ns(o, rtt, sizeof(rtt), r->rtt.srtt_ns);
+	else
+		strcpy(rtt, "-");
 	out_text(o, QP_ROW_FMT, c.dev, c.qpn, type, state, c.pid, c.comm, c.peer,
-		 txp, txb, rxp, rxb, ce, cnp, nak, retx,
+		 txp, txb, rxp, rxb, ce, cnp, nak, retx, rtt,
 		 fmt_source(src, sizeof(src), r));
 }
 
@@ -592,6 +705,8 @@ void print_dev(struct out *o, const struct ft_dev_rec *r, int stats)
 		print_packets_bytes(o, "    ", "  ", &r->tx, &r->rx);
 		out_text(o, "\n");
 	}
+	if (r->rtt.present)
+		print_dev_rtt(o, &r->rtt, stats);
 	out_obj_end(o);
 }
 

@@ -21,6 +21,7 @@ static void qp_usage(FILE *fp)
 		"Usage: fabtrace qp [ show ] [ dev DEV ] [ qpn LIST ] [ pid PID ] [ type TYPE ]\n"
 		"                            [ state STATE ] [ congested ] [ destroyed ]\n"
 		"                            [ misconfigured ] [ cgroup PATH ]\n"
+		"                            [ slow [ rtt-above US ] ]\n"
 		"                            [ sort KEY ] [ limit N ]\n"
 		"       fabtrace qp reset [ dev DEV [ qpn QPN ] ]\n"
 		"       fabtrace qp help\n"
@@ -29,7 +30,7 @@ static void qp_usage(FILE *fp)
 		"                  raw_ipv6 | raw_ethertype | driver }\n"
 		"       STATE := { reset | init | rtr | rts | sqd | sqe | err }\n"
 		"       KEY   := { qpn | tx-bytes | rx-bytes | tx-pkts | rx-pkts | ce | cnp |\n"
-		"                  nak | retrans | timeouts }\n"
+		"                  nak | retrans | timeouts | rtt }\n"
 		"\n"
 		"show lists QPs that match every filter given; congested, destroyed and\n"
 		"misconfigured keep QPs with that flag (misconfigured: the QP's traffic\n"
@@ -40,7 +41,9 @@ static void qp_usage(FILE *fp)
 		"kernel QPs and QPs whose cgroup is gone have none); PATH is as\n"
 		"/proc/PID/cgroup names it, below this reader's cgroup namespace.  A device\n"
 		"and a single QP number ask for that QP\n"
-		"alone (an error if it does not exist); anything else is a dump.  Each\n"
+		"alone (an error if it does not exist); anything else is a dump.  slow\n"
+		"keeps the QPs whose smoothed round trip (RTT) is above US microseconds\n"
+		"(default 1000); sort rtt puts the slowest first.  Each\n"
 		"range of LIST is its own kernel-filtered dump, in ascending order.\n"
 		"Without sort or limit, QPs stream in kernel order: by device, then by QP\n"
 		"number, live QPs before destroyed ones.  sort qpn orders by device and QP\n"
@@ -49,6 +52,13 @@ static void qp_usage(FILE *fp)
 		"QP, -j a JSON array with every counter, -n exact numbers in the table;\n"
 		"both add the QP's cgroup (cgroup, and cgroup_id: the cgroup's inode\n"
 		"number, which outlives its path).\n"
+		"\n"
+		"RTT is a QP's smoothed round trip as requester, timed from its own\n"
+		"packets on a tapped device (RC and XRC): from a request that asks to be\n"
+		"answered at once to the first answer covering it, never a request sent\n"
+		"again.  -s adds its samples, last, min, variance, histogram and, as\n"
+		"responder, its ack delay.  \"-\": not timed (a hardware NIC, UD, UC), or\n"
+		"no sample yet.\n"
 		"\n"
 		"SOURCE says where a QP's numbers come from: tap (soft-RoCE's data path,\n"
 		"every packet), set (a hardware NIC's counter set of its own), set-shared(N)\n"
@@ -70,6 +80,7 @@ static void qp_usage(FILE *fp)
 		"  fabtrace qp show qpn 1,3,10-20 congested\n"
 		"  fabtrace qp show type rc state rts sort tx-bytes limit 10\n"
 		"  fabtrace -s qp show dev rxe0 sort retrans limit 5\n"
+		"  fabtrace qp show slow rtt-above 500 sort rtt\n"
 		"  fabtrace -j -p qp show pid 4242\n"
 		"  fabtrace -s qp show cgroup /system.slice/slurmstepd.scope\n"
 		"  fabtrace qp reset dev rxe0 qpn 17\n");
@@ -127,7 +138,7 @@ static int qpn_arg(struct arg_val *v, void *dst)
 
 int qp_parse_show(int argc, char **argv, struct qp_query *q)
 {
-	bool congested = false, destroyed = false, misconf = false;
+	bool congested = false, destroyed = false, misconf = false, has_above = false;
 	uint32_t sort = 0;
 	const struct arg args[] = {
 		{ .key = "help", .kind = ARG_HELP },
@@ -143,6 +154,9 @@ int qp_parse_show(int argc, char **argv, struct qp_query *q)
 		{ .key = "destroyed", .kind = ARG_FLAG, .dst = &destroyed },
 		{ .key = "misconfigured", .kind = ARG_FLAG, .dst = &misconf },
 		{ .key = "cgroup", .kind = ARG_FN, .fn = cgroup_arg, .dst = q },
+		{ .key = "slow", .kind = ARG_FLAG, .dst = &q->slow },
+		{ .key = "rtt-above", .kind = ARG_U32, .dst = &q->rtt_above_us,
+		  .seen = &has_above, .why = "not a number of microseconds" },
 		{ .key = "sort", .kind = ARG_KW, .kw = ft_kw_qp_sort, .dst = &sort,
 		  .seen = &q->has_sort },
 		{ .key = "limit", .kind = ARG_U32, .min = 1, .dst = &q->limit,
@@ -157,6 +171,13 @@ int qp_parse_show(int argc, char **argv, struct qp_query *q)
 		qp_query_free(q);
 		return ret;
 	}
+	if (has_above && !q->slow) {
+		ft_err("%s: \"rtt-above\" goes with \"slow\"", SHOW_CTX);
+		qp_query_free(q);
+		return -1;
+	}
+	if (!has_above)
+		q->rtt_above_us = QP_SLOW_US;
 	q->sort = sort;
 	q->match_flags = (congested ? FABTRACE_QP_FLAGS_CONGESTED : 0) |
 			 (destroyed ? FABTRACE_QP_FLAGS_DESTROYED : 0) |
@@ -196,6 +217,12 @@ struct qp_show {
 	 */
 	struct qp_keyset printed;
 };
+
+/* Is @r's smoothed round trip above @us? */
+static bool qp_slow(const struct ft_qp_rec *r, uint32_t us)
+{
+	return (r->rtt.have & FT_RTT_HAVE_STATS) && r->rtt.srtt_ns > (uint64_t)us * 1000;
+}
 
 static void show_restart(void *data)
 {
@@ -242,7 +269,8 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 		errno = EBADMSG;
 		return MNL_CB_ERROR;
 	}
-	if (s->q->has_cgroup && !ft_qp_in_cgroup(r, s->q->cgroup)) {
+	if ((s->q->has_cgroup && !ft_qp_in_cgroup(r, s->q->cgroup)) ||
+	    (s->q->slow && !qp_slow(r, s->q->rtt_above_us))) {
 		if (s->collect)
 			s->set.n--;
 		return MNL_CB_OK;

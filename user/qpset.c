@@ -20,6 +20,7 @@ const struct kw ft_kw_qp_sort[] = {
 	{ "nak", QP_SORT_NAK },
 	{ "retrans", QP_SORT_RETRANS },
 	{ "timeouts", QP_SORT_TIMEOUTS },
+	{ "rtt", QP_SORT_RTT },
 	{ NULL, 0 }
 };
 
@@ -203,6 +204,8 @@ uint64_t qp_sort_value(const struct ft_qp_rec *r, enum qp_sort key)
 		return r->cong.v[FABTRACE_A_CONG_RETRANSMITS];
 	case QP_SORT_TIMEOUTS:
 		return r->cong.v[FABTRACE_A_CONG_TIMEOUTS];
+	case QP_SORT_RTT:
+		return (r->rtt.have & FT_RTT_HAVE_STATS) ? r->rtt.srtt_ns : 0;
 	case QP_SORT_QPN:
 		break;
 	}

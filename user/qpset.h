@@ -37,6 +37,7 @@ enum qp_sort {
 	QP_SORT_NAK,
 	QP_SORT_RETRANS,
 	QP_SORT_TIMEOUTS,
+	QP_SORT_RTT,		/* srtt; QPs not timed last */
 };
 
 extern const struct kw ft_kw_qp_sort[];

@@ -387,6 +387,63 @@ static int dev_hw_cb(const struct nlattr *a, void *data)
 	return MNL_CB_OK;
 }
 
+static int qp_rtt_cb(const struct nlattr *a, void *data)
+{
+	struct ft_qp_rtt *r = data;
+
+	switch (mnl_attr_get_type(a)) {
+	case FABTRACE_A_QP_RTT_SAMPLES:
+		get_uint(a, &r->samples);
+		break;
+	case FABTRACE_A_QP_RTT_LAST_NS:
+		if (get_u32(a, &r->last_ns))
+			r->have |= FT_RTT_HAVE_STATS;
+		break;
+	case FABTRACE_A_QP_RTT_MIN_NS:
+		get_u32(a, &r->min_ns);
+		break;
+	case FABTRACE_A_QP_RTT_SRTT_NS:
+		get_u32(a, &r->srtt_ns);
+		break;
+	case FABTRACE_A_QP_RTT_RTTVAR_NS:
+		get_u32(a, &r->rttvar_ns);
+		break;
+	case FABTRACE_A_QP_RTT_ACK_DELAY_NS:
+		if (get_u32(a, &r->ack_delay_ns))
+			r->have |= FT_RTT_HAVE_AD;
+		break;
+	case FABTRACE_A_QP_RTT_BUCKET:
+		if (r->nbuckets < FT_RTT_QP_BUCKETS &&
+		    get_u32(a, &r->bucket[r->nbuckets]))
+			r->nbuckets++;
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int dev_rtt_cb(const struct nlattr *a, void *data)
+{
+	struct ft_dev_rtt *r = data;
+
+	switch (mnl_attr_get_type(a)) {
+	case FABTRACE_A_DEV_RTT_BUCKET:
+		if (r->nbuckets < FT_RTT_DEV_BUCKETS &&
+		    get_uint(a, &r->bucket[r->nbuckets]))
+			r->nbuckets++;
+		break;
+	case FABTRACE_A_DEV_RTT_SUM_NS:
+		get_uint(a, &r->sum_ns);
+		break;
+	case FABTRACE_A_DEV_RTT_ACK_DELAY_SAMPLES:
+		get_uint(a, &r->ad_samples);
+		break;
+	case FABTRACE_A_DEV_RTT_ACK_DELAY_SUM_NS:
+		get_uint(a, &r->ad_sum_ns);
+		break;
+	}
+	return MNL_CB_OK;
+}
+
 static int dev_cb(const struct nlattr *a, void *data)
 {
 	struct ft_dev_rec *r = data;
@@ -445,6 +502,10 @@ static int dev_cb(const struct nlattr *a, void *data)
 	case FABTRACE_A_DEV_RX_DROPS:
 		parse_drops(a, &r->rx_drops);
 		r->have_drops = true;
+		break;
+	case FABTRACE_A_DEV_RTT:
+		r->rtt.present = true;
+		mnl_attr_parse_nested(a, dev_rtt_cb, &r->rtt);
 		break;
 	case FABTRACE_A_DEV_HW:
 		r->hw.present = true;
@@ -550,6 +611,10 @@ static int qp_cb(const struct nlattr *a, void *data)
 	case FABTRACE_A_QP_HW:
 		r->hw.present = true;
 		mnl_attr_parse_nested(a, qp_hw_cb, &r->hw);
+		break;
+	case FABTRACE_A_QP_RTT:
+		r->rtt.present = true;
+		mnl_attr_parse_nested(a, qp_rtt_cb, &r->rtt);
 		break;
 	}
 	return MNL_CB_OK;

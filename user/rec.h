@@ -93,6 +93,37 @@ struct ft_dev_hw {
 	struct ft_dev_hw_port ports[FT_HW_PORTS];
 };
 
+/*
+ * Round trips (a qp-rtt or dev-rtt nest).  The buckets' bounds are the
+ * spec's: a QP's from 16 us, each 4 times the last; a device's from 1 us,
+ * each twice the last; the last bucket of each is unbounded.
+ */
+#define FT_RTT_QP_BUCKETS	7
+#define FT_RTT_QP_LE0_NS	16000.0
+#define FT_RTT_QP_STEP		4.0
+#define FT_RTT_DEV_BUCKETS	24
+#define FT_RTT_DEV_LE0_NS	1000.0
+#define FT_RTT_DEV_STEP		2.0
+
+struct ft_qp_rtt {
+	bool present;		/* the nest came: a QP fabtrace times */
+	uint64_t samples;
+	uint32_t last_ns, min_ns, srtt_ns, rttvar_ns, ack_delay_ns;
+	unsigned int have;	/* FT_RTT_HAVE_* */
+	unsigned int nbuckets;
+	uint32_t bucket[FT_RTT_QP_BUCKETS];
+};
+
+#define FT_RTT_HAVE_STATS	(1u << 0)	/* last, min, srtt, rttvar */
+#define FT_RTT_HAVE_AD		(1u << 1)	/* ack_delay_ns */
+
+struct ft_dev_rtt {
+	bool present;
+	unsigned int nbuckets;
+	uint64_t bucket[FT_RTT_DEV_BUCKETS];
+	uint64_t sum_ns, ad_samples, ad_sum_ns;
+};
+
 /* JSON/text keys per attribute type, NULL for types without one (pad). */
 extern const char *const ft_traffic_keys[FABTRACE_A_TRAFFIC_MAX + 1];
 extern const char *const ft_nak_keys[FABTRACE_A_NAK_MAX + 1];
@@ -131,6 +162,7 @@ struct ft_dev_rec {
 	struct ft_port ports[FT_MAX_PORTS];
 	struct ft_dev_hw hw;
 	uint32_t pfc_nic_links;	/* links whose NIC counts PFC (pfc show) */
+	struct ft_dev_rtt rtt;
 };
 
 struct ft_qp_rec {
@@ -146,6 +178,7 @@ struct ft_qp_rec {
 	struct ft_traffic tx, rx;
 	struct ft_cong cong;
 	struct ft_qp_hw hw;
+	struct ft_qp_rtt rtt;
 };
 
 #define FT_QP_HAVE_RQPN		(1u << 0)

@@ -50,9 +50,10 @@ echo "$parts" >"$out/parts"
 # kind LABEL KIND [VAR=VALUE...]: the instructions per packet of fabtrace's
 # code (callgrind; the driver loop alone, run_empty, subtracted) for
 # hotpath's packets of KIND at 100k QPs, with VAR=VALUE in its environment;
-# a line of the table under LABEL.  Run from hotpath (bin, pkts).
+# a line of the table under LABEL.  Run from hotpath (bin, pkts); KIND_N
+# packets instead of a quarter of pkts.
 kind() {
-	local label=$1 kind=$2 n=$((pkts / 4)) impl
+	local label=$1 kind=$2 n=${KIND_N:-$((pkts / 4))} impl
 	local -A ir
 
 	shift 2
@@ -109,6 +110,21 @@ hotpath() {
 	kind "cnp off" rx-write-ce HOTPATH_CNP=0
 	kind "cnp on: its CNP built" rx-write-ce HOTPATH_CNP=1
 	say "     (with cnp on the kernel then allocates one skb and sends it: not counted)"
+	# round trips: a sample starts on a request asking for its answer
+	# and ends on the answer; 5,000 packets on 100k QPs, so that all but
+	# a few go to a QP that had none (a second WRITE finds its sample
+	# running, a second ACK none to end)
+	say "   round-trip timing (fabtrace, 100k QPs, 5,000 packets, each mostly to a QP of its own):"
+	gcc -O2 -g -Wall -Wextra -Werror -DHOTPATH_RTT=0 -include "$TOP/selftests/pure/shim.h" \
+		-o "$bin-off" "$here/hotpath.c" "$TOP/kmod/roce.c" "$TOP/kmod/acct.c" -lpthread
+	KIND_N=5000 bin=$bin-off kind "a WRITE, timing off" tx-write
+	KIND_N=5000 kind "a WRITE, starting none" tx-write
+	KIND_N=5000 kind "a last WRITE, starting one" tx-write-last
+	KIND_N=5000 bin=$bin-off kind "an ACK, timing off" rx-ack
+	KIND_N=5000 kind "an ACK, ending none" rx-ack
+	KIND_N=5000 kind "an ACK, ending one" rx-ack HOTPATH_RTT_PRIME=1
+	say "     (a start or an end reads the clock: clock_gettime here, ktime_get_ns in"
+	say "      the kernel; timing off is rtt=0, a static key there, a build without here)"
 	# a PFC frame touches no QP (a QP's paused time is derived when read):
 	# its cost is the parse and one priority's account, whatever the QPs
 	gcc -O2 -g -Wall -Wextra -Werror -include "$TOP/selftests/pure/shim.h" \

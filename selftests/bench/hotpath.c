@@ -37,6 +37,8 @@ struct dev_totals {
 	u64 pkts[2][FT_SLOT_MAX];
 	u64 unknown[2];
 	u64 malformed;
+	u64 rtt[FT_RTT_DEV_BUCKETS];
+	u64 rtt_ns, ad_samples, ad_ns;
 };
 
 struct bdev {
@@ -81,6 +83,47 @@ static __attribute__((noinline)) void mark_ect(uint8_t *ip, unsigned int len, u6
 	ft_mark_ect(ip, len, ect);
 }
 
+/*
+ * Round-trip timing, as kmod/tap.c's tap_rtt(): out of line, the clock
+ * read once to start or end a sample.  The module's switch is a static
+ * key, decided at load: here the build's (bench.sh builds hotpath twice,
+ * -DHOTPATH_RTT=0 for timing off).
+ */
+#ifndef HOTPATH_RTT
+#define HOTPATH_RTT 1
+#endif
+
+static __attribute__((noinline)) void tap_rtt(struct bdev *dev, struct ft_qp *qp,
+					      u32 psn, unsigned int t, u32 v)
+{
+	struct timespec ts;
+	u64 now;
+	u32 ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+	switch (t) {
+	case FT_RTT_START:
+		ft_rtt_start(&qp->rtt, v, psn, 0, now);
+		break;
+	case FT_RTT_AD_START:
+		ft_rtt_start(&qp->rtt, v, psn, FT_RTT_AD, now);
+		break;
+	case FT_RTT_END:
+		ns = ft_rtt_since(v, now);
+		ft_rtt_record(&qp->rtt, ns);
+		dev->tot.rtt[ft_rtt_dev_bucket(ns)]++;
+		dev->tot.rtt_ns += ns;
+		break;
+	case FT_RTT_AD_END:
+		ns = ft_rtt_since(v, now);
+		ft_rtt_record_ad(&qp->rtt, ns);
+		dev->tot.ad_samples++;
+		dev->tot.ad_ns += ns;
+		break;
+	}
+}
+
 static inline __attribute__((always_inline)) void fabtrace(const void *ibdev,
 							  const uint8_t *h,
 							  unsigned int len,
@@ -89,7 +132,8 @@ static inline __attribute__((always_inline)) void fabtrace(const void *ibdev,
 	struct ft_pkt pkt;
 	struct bdev *dev;
 	struct ft_qp *qp;
-	unsigned int ev;
+	unsigned int ev, t;
+	u32 v;
 
 	if (unlikely(!ft_devmap_get(&map, ibdev, (struct ft_dev **)&dev)))
 		return;
@@ -112,6 +156,12 @@ static inline __attribute__((always_inline)) void fabtrace(const void *ibdev,
 		return;
 	}
 	ev = dir == FT_TX ? ft_acct_tx(qp, &pkt) : ft_acct_rx(qp, &pkt);
+	if (HOTPATH_RTT) {
+		t = dir == FT_TX ? ft_rtt_tx(&qp->rtt, &pkt, ev & FT_EV_RETRANS, &v) :
+				   ft_rtt_rx(&qp->rtt, &pkt, &qp->tx_req_psn, &qp->rx_req_psn, &v);
+		if (unlikely(t))
+			tap_rtt(dev, qp, pkt.psn, t, v);
+	}
 	if (unlikely(ev)) {
 		events++;	/* the module stamps a time and maybe queues an event */
 		if (dir == FT_RX && (ev & FT_EV_CE) && *(volatile int *)&bench_cnp)
@@ -199,11 +249,11 @@ PER_DIRECTION(empty)
 /* --- driver ---------------------------------------------------------------- */
 
 static void add_tmpl(unsigned int *n, unsigned int count, uint8_t op,
-		     unsigned int payload, uint8_t tos, uint8_t syn, int dir)
+		     unsigned int payload, uint8_t tos, uint8_t syn, int dir, int ackreq)
 {
 	while (count--) {
 		struct tpkt t = { .opcode = op, .payload = payload, .tos = tos,
-				  .syndrome = syn };
+				  .syndrome = syn, .ackreq = ackreq };
 
 		mix[*n].len = tpkt_build(mix[*n].buf, &t);
 		mix[*n].dir = dir;
@@ -216,15 +266,17 @@ static const struct kind {
 	const char *name;
 	uint8_t op, tos, syn;
 	unsigned int payload;
-	int dir;
+	int dir, ackreq;
 } kinds[] = {
-	{ "tx-write", 0x07, 2, 0, 1024, FT_TX },
-	{ "rx-write", 0x07, 0, 0, 1024, FT_RX },
-	{ "rx-write-ect", 0x07, 2, 0, 1024, FT_RX },
-	{ "tx-ack", 0x11, 0, 0x1f, 0, FT_TX },
-	{ "rx-ack", 0x11, 0, 0x1f, 0, FT_RX },
-	{ "rx-read-resp", 0x0e, 2, 0, 1024, FT_RX },
-	{ "rx-write-ce", 0x07, 3, 0, 1024, FT_RX },
+	{ "tx-write", 0x07, 2, 0, 1024, FT_TX, 0 },
+	{ "rx-write", 0x07, 0, 0, 1024, FT_RX, 0 },
+	{ "rx-write-ect", 0x07, 2, 0, 1024, FT_RX, 0 },
+	{ "tx-ack", 0x11, 0, 0x1f, 0, FT_TX, 0 },
+	{ "rx-ack", 0x11, 0, 0x1f, 0, FT_RX, 0 },
+	{ "rx-read-resp", 0x0e, 2, 0, 1024, FT_RX, 0 },
+	{ "rx-write-ce", 0x07, 3, 0, 1024, FT_RX, 0 },
+	/* a message's last WRITE, asking for its ACK: it starts a sample */
+	{ "tx-write-last", 0x08, 2, 0, 1024, FT_TX, 1 },
 };
 
 static int build_kind(const char *name)
@@ -235,7 +287,7 @@ static int build_kind(const char *name)
 		if (strcmp(kinds[i].name, name))
 			continue;
 		add_tmpl(&n, MIX, kinds[i].op, kinds[i].payload, kinds[i].tos,
-			 kinds[i].syn, kinds[i].dir);
+			 kinds[i].syn, kinds[i].dir, kinds[i].ackreq);
 		return 0;
 	}
 	return -1;
@@ -246,20 +298,22 @@ static void build_mix(void)
 {
 	unsigned int n = 0;
 
-	add_tmpl(&n, 22, 0x07, 1024, 2, 0, FT_TX);	/* WRITE middle, ECT(0) */
-	add_tmpl(&n, 20, 0x07, 1024, 2, 0, FT_RX);
-	add_tmpl(&n, 2, 0x07, 1024, 3, 0, FT_RX);	/* CE-marked */
-	add_tmpl(&n, 6, 0x11, 0, 0, 0x1f, FT_TX);	/* ACKs */
-	add_tmpl(&n, 6, 0x11, 0, 0, 0x1f, FT_RX);
-	add_tmpl(&n, 2, 0x0e, 1024, 2, 0, FT_RX);	/* READ response */
-	add_tmpl(&n, 2, 0x04, 256, 2, 0, FT_TX);	/* SEND only */
-	add_tmpl(&n, 1, 0x81, 0, 0, 0, FT_RX);		/* CNP */
-	add_tmpl(&n, 1, 0x81, 0, 0, 0, FT_TX);
-	add_tmpl(&n, 1, 0x11, 0, 0, 0x60, FT_RX);	/* NAK: PSN sequence */
-	add_tmpl(&n, 1, 0x11, 0, 0, 0x20, FT_TX);	/* RNR NAK */
+	add_tmpl(&n, 22, 0x07, 1024, 2, 0, FT_TX, 0);	/* WRITE middle, ECT(0) */
+	add_tmpl(&n, 20, 0x07, 1024, 2, 0, FT_RX, 0);
+	add_tmpl(&n, 2, 0x07, 1024, 3, 0, FT_RX, 0);	/* CE-marked */
+	add_tmpl(&n, 6, 0x11, 0, 0, 0x1f, FT_TX, 0);	/* ACKs */
+	add_tmpl(&n, 6, 0x11, 0, 0, 0x1f, FT_RX, 0);
+	add_tmpl(&n, 2, 0x0e, 1024, 2, 0, FT_RX, 0);	/* READ response */
+	add_tmpl(&n, 2, 0x04, 256, 2, 0, FT_TX, 0);	/* SEND only */
+	add_tmpl(&n, 1, 0x81, 0, 0, 0, FT_RX, 0);		/* CNP */
+	add_tmpl(&n, 1, 0x81, 0, 0, 0, FT_TX, 0);
+	add_tmpl(&n, 1, 0x11, 0, 0, 0x60, FT_RX, 0);	/* NAK: PSN sequence */
+	add_tmpl(&n, 1, 0x11, 0, 0, 0x20, FT_TX, 0);	/* RNR NAK */
 	if (n != MIX)
 		abort();
 }
+
+static int rtt_prime;
 
 static void setup(unsigned int nqps)
 {
@@ -286,6 +340,14 @@ static void setup(unsigned int nqps)
 			bdev.idx->root[qpn >> FT_LEAF_BITS] = leaf;
 		}
 		leaf->slot[qpn & (FT_LEAF_SIZE - 1)] = qp;
+		/*
+		 * HOTPATH_RTT_PRIME=1: each QP times its PSN 0, and has sent
+		 * requests well past it: an ACK ends the sample
+		 */
+		if (rtt_prime) {
+			qp->rtt.slot = FT_RTT_ON;
+			qp->tx_req_psn = (1u << 22) | FT_PSN_VALID;
+		}
 
 		n->ibdev = &ibdev_key;
 		n->qpn = qpn;
@@ -379,6 +441,7 @@ int main(int argc, char **argv)
 	const char *b = getenv("HOTPATH_BURST");
 	const char *ect = getenv("HOTPATH_ECT");
 	const char *cnp = getenv("HOTPATH_CNP");
+	const char *prime = getenv("HOTPATH_RTT_PRIME");
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s NQPS NPKTS [f|n|e [KIND]]\n", argv[0]);
@@ -390,6 +453,8 @@ int main(int argc, char **argv)
 		bench_ect = strtoull(ect, NULL, 0);
 	if (cnp)
 		bench_cnp = atoi(cnp);
+	if (prime)
+		rtt_prime = atoi(prime);
 	nqps = strtoul(argv[1], NULL, 0);
 	npkts = strtoul(argv[2], NULL, 0);
 	if (!nqps || nqps > 0xffffff - 16 || !npkts)

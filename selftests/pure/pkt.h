@@ -35,6 +35,7 @@ struct tpkt {
 	uint8_t tos;		/* DSCP << 2 | ECN */
 	uint8_t syndrome;	/* AETH syndrome, for opcodes with an AETH */
 	int ipv6;
+	int ackreq;		/* BTH AckReq */
 };
 
 /* Write the packet from its IP header on into @buf; return its length. */
@@ -73,6 +74,7 @@ static inline unsigned int tpkt_build(uint8_t *buf, const struct tpkt *t)
 	bth[5] = t->qpn >> 16;
 	bth[6] = t->qpn >> 8;
 	bth[7] = t->qpn;
+	bth[8] = t->ackreq ? 0x80 : 0;
 	bth[9] = t->psn >> 16;
 	bth[10] = t->psn >> 8;
 	bth[11] = t->psn;

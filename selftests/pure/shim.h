@@ -49,6 +49,21 @@ static inline s32 atomic_read(const atomic_t *v)
 	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
 }
 
+static inline void atomic_inc(atomic_t *v)
+{
+	__atomic_fetch_add(&v->counter, 1, __ATOMIC_RELAXED);
+}
+
+#define U32_MAX ((u32)~0U)
+#define cmpxchg(p, o, n) ({						\
+	__typeof__(*(p)) __old = (o);					\
+	__atomic_compare_exchange_n((p), &__old, (n), false,		\
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);	\
+	__old;								\
+})
+#define smp_load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
 struct list_head {
 	struct list_head *next, *prev;
 };

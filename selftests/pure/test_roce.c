@@ -7,6 +7,7 @@
 
 #include "../../kmod/acct.h"
 #include "../../kmod/roce.h"
+#include "../../kmod/rtt.h"
 #include "../../kmod/table.h"
 #include "pkt.h"
 #include "../progs/icrc.h"
@@ -571,6 +572,119 @@ TEST(cnps_rxe_would_take)
 	q.type = 2;
 	q.found = 0;
 	EXPECT_FALSE(ft_rxe_takes(b, len, len, &p, &q));
+}
+
+
+/*
+ * One packet through ft_rtt_tx() or ft_rtt_rx(): what it does to the
+ * sample.  The QP has sent requests up to rtt_sent and expects rtt_expect.
+ */
+static u32 rtt_sent = 60 | FT_PSN_VALID, rtt_expect = 41 | FT_PSN_VALID;
+
+static unsigned int rtt_step(struct ft_rtt *r, int dir, uint8_t op, uint32_t psn, int ackreq,
+			     uint8_t syndrome, bool again, u32 *v)
+{
+	struct tpkt t = { .opcode = op, .qpn = 0x11, .psn = psn, .ackreq = ackreq,
+			  .syndrome = syndrome };
+	struct ft_pkt p;
+
+	if (parse(&t, &p) != FT_PARSE_OK)
+		return ~0u;
+	return dir == FT_TX ? ft_rtt_tx(r, &p, again, v) :
+	       ft_rtt_rx(r, &p, &rtt_sent, &rtt_expect, v);
+}
+
+/*
+ * Which packets start and end a round trip: a request asking for an
+ * answer (AckReq, or a READ) while none is timed; the answer that covers
+ * it (an ACK or response at or past it, a NAK past it); Karn's rule; the
+ * responder's ack delay in the same slot; the buckets' bounds.
+ */
+TEST(rtt_samples)
+{
+	struct ft_rtt r = { 0 };
+	u64 ms = 1000000;
+	u32 v = 0;
+
+	/* a WRITE's middle packet asks nothing; its last does */
+	EXPECT_EQ(0, rtt_step(&r, FT_TX, 0x07, 10, 0, 0, false, &v));
+	ASSERT_EQ(FT_RTT_START, rtt_step(&r, FT_TX, 0x08, 11, 1, 0, false, &v));
+	ft_rtt_start(&r, v, 11, 0, 5 * ms);
+	/* one runs: no other starts; an ACK short of it does not end it */
+	EXPECT_EQ(0, rtt_step(&r, FT_TX, 0x0a, 12, 1, 0, false, &v));
+	EXPECT_EQ(0, rtt_step(&r, FT_RX, 0x11, 10, 0, 0, false, &v));
+	ASSERT_EQ(FT_RTT_END, rtt_step(&r, FT_RX, 0x11, 12, 0, 0, false, &v));
+	ft_rtt_record(&r, ft_rtt_since(v, 5 * ms + 412000));
+	EXPECT_EQ(411968, r.last);	/* the start's 64 ns unit */
+	EXPECT_EQ(r.last, r.min);
+	EXPECT_EQ(r.last, r.srtt);
+	EXPECT_EQ(r.last / 2, r.rttvar);
+	EXPECT_EQ(1, atomic_read(&r.hist[3]));
+	EXPECT_EQ(0, r.slot & FT_RTT_ON);
+
+	/* Karn: sent again while timed, the sample is dropped; a copy starts none */
+	ASSERT_EQ(FT_RTT_START, rtt_step(&r, FT_TX, 0x0c, 20, 0, 0, false, &v));	/* READ */
+	ft_rtt_start(&r, v, 20, 0, 6 * ms);
+	EXPECT_EQ(0, rtt_step(&r, FT_TX, 0x0c, 20, 0, 0, true, &v));
+	EXPECT_EQ(0, r.slot & FT_RTT_ON);
+	EXPECT_EQ(0, rtt_step(&r, FT_RX, 0x10, 20, 0, 0, false, &v));	/* its response */
+	EXPECT_EQ(0, rtt_step(&r, FT_TX, 0x0c, 20, 0, 0, true, &v));
+
+	/* a NAK naming the timed PSN does not end it; one past it does */
+	ASSERT_EQ(FT_RTT_START, rtt_step(&r, FT_TX, 0x0c, 30, 0, 0, false, &v));
+	ft_rtt_start(&r, v, 30, 0, 7 * ms);
+	EXPECT_EQ(0, rtt_step(&r, FT_RX, 0x11, 30, 0, 0x60, false, &v));
+	ASSERT_EQ(FT_RTT_END, rtt_step(&r, FT_RX, 0x11, 31, 0, 0x60, false, &v));
+	ft_rtt_record(&r, ft_rtt_since(v, 7 * ms + 2 * ms));
+	EXPECT_EQ(1, atomic_read(&r.hist[4]));
+	EXPECT_EQ(411968, r.min);
+	EXPECT_EQ(411968 - 411968 / 8 + 2000000 / 8, r.srtt);
+
+	/* the responder: a request taken in order asking for an answer, then its ACK */
+	EXPECT_EQ(0, rtt_step(&r, FT_RX, 0x0a, 39, 1, 0, false, &v));	/* not in order */
+	ASSERT_EQ(FT_RTT_AD_START, rtt_step(&r, FT_RX, 0x0a, 40, 1, 0, false, &v));
+	ft_rtt_start(&r, v, 40, FT_RTT_AD, 8 * ms);
+	/* the slot is the responder's: the requester's answers do not end it */
+	EXPECT_EQ(0, rtt_step(&r, FT_TX, 0x0a, 33, 1, 0, false, &v));
+	EXPECT_EQ(0, rtt_step(&r, FT_RX, 0x11, 40, 0, 0, false, &v));
+	EXPECT_EQ(0, rtt_step(&r, FT_TX, 0x11, 39, 0, 0, false, &v));
+	ASSERT_EQ(FT_RTT_AD_END, rtt_step(&r, FT_TX, 0x11, 40, 0, 0, false, &v));
+	ft_rtt_record_ad(&r, ft_rtt_since(v, 8 * ms + 30000));
+	EXPECT_EQ(29952, r.ack_delay);
+
+	/* an answer past every request sent (forged) ends nothing */
+	ASSERT_EQ(FT_RTT_START, rtt_step(&r, FT_TX, 0x0c, 55, 0, 0, false, &v));
+	ft_rtt_start(&r, v, 55, 0, 9 * ms);
+	EXPECT_EQ(0, rtt_step(&r, FT_RX, 0x11, 61, 0, 0, false, &v));
+	ASSERT_EQ(FT_RTT_END, rtt_step(&r, FT_RX, 0x10, 55, 0, 0, false, &v));
+	/* a QP that tracks no PSNs (UC, UD) times nothing */
+	rtt_expect = 0;
+	EXPECT_EQ(0, rtt_step(&r, FT_RX, 0x0a, 40, 1, 0, false, &v));
+	rtt_expect = 41 | FT_PSN_VALID;
+
+	/* a claim lost to the other tap starts nothing */
+	ASSERT_EQ(FT_RTT_START, rtt_step(&r, FT_TX, 0x0a, 50, 1, 0, false, &v));
+	ft_rtt_start(&r, v, 60, FT_RTT_AD, 9 * ms);
+	ft_rtt_start(&r, v, 50, 0, 9 * ms);
+	EXPECT_EQ(60 | FT_RTT_ON | FT_RTT_AD, r.slot);
+
+	/* the bounds: 16 us x 4^k a QP, 1 us x 2^k a device; the last unbounded */
+	EXPECT_EQ(0, ft_rtt_qp_bucket(15999));
+	EXPECT_EQ(1, ft_rtt_qp_bucket(16000));
+	EXPECT_EQ(1, ft_rtt_qp_bucket(63999));
+	EXPECT_EQ(2, ft_rtt_qp_bucket(64000));
+	EXPECT_EQ(5, ft_rtt_qp_bucket(16383999));
+	EXPECT_EQ(6, ft_rtt_qp_bucket(16384000));
+	EXPECT_EQ(6, ft_rtt_qp_bucket(U32_MAX));
+	EXPECT_EQ(0, ft_rtt_dev_bucket(999));
+	EXPECT_EQ(1, ft_rtt_dev_bucket(1000));
+	EXPECT_EQ(2, ft_rtt_dev_bucket(2000));
+	EXPECT_EQ(22, ft_rtt_dev_bucket(4194303999u));
+	EXPECT_EQ(23, ft_rtt_dev_bucket(4194304000u));
+	EXPECT_EQ(23, ft_rtt_dev_bucket(U32_MAX));
+	/* a length across the start's 32-bit wrap; one past 4.29 s saturates */
+	EXPECT_EQ(64, ft_rtt_since(0xffffffffu, 0));
+	EXPECT_EQ(U32_MAX, ft_rtt_since(0, 5000000000ull));
 }
 
 TEST_HARNESS_MAIN

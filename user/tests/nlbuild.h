@@ -83,7 +83,25 @@ struct nlb_qp {
 	uint64_t ctime, dtime, base, last;
 	uint64_t cgroup_id;		/* 0: none (a kernel QP) */
 	const char *cgroup;		/* NULL: none (gone) */
+	uint32_t rtt;			/* its srtt, ns; 0: not timed */
 };
+
+/* A qp-rtt nest: ten samples around @srtt, nine in its bucket (1 ms's). */
+static inline void nlb_rtt(struct nlmsghdr *nlh, uint32_t srtt)
+{
+	struct nlattr *n = mnl_attr_nest_start(nlh, FABTRACE_A_QP_RTT);
+	unsigned int i;
+
+	nlb_u64(nlh, FABTRACE_A_QP_RTT_SAMPLES, 10, FABTRACE_A_QP_RTT_PAD);
+	mnl_attr_put_u32(nlh, FABTRACE_A_QP_RTT_ACK_DELAY_NS, 5000);
+	mnl_attr_put_u32(nlh, FABTRACE_A_QP_RTT_LAST_NS, srtt + 1000);
+	mnl_attr_put_u32(nlh, FABTRACE_A_QP_RTT_MIN_NS, srtt - 1000);
+	mnl_attr_put_u32(nlh, FABTRACE_A_QP_RTT_SRTT_NS, srtt);
+	mnl_attr_put_u32(nlh, FABTRACE_A_QP_RTT_RTTVAR_NS, srtt / 10);
+	for (i = 0; i < 7; i++)
+		mnl_attr_put_u32(nlh, FABTRACE_A_QP_RTT_BUCKET, i == 3 ? 9 : i == 2);
+	mnl_attr_nest_end(nlh, n);
+}
 
 static inline struct nlmsghdr *nlb_qp(void *buf, const struct nlb_qp *q)
 {
@@ -114,6 +132,8 @@ static inline struct nlmsghdr *nlb_qp(void *buf, const struct nlb_qp *q)
 	nlb_traffic(nlh, FABTRACE_A_QP_TX, q->base);
 	nlb_traffic(nlh, FABTRACE_A_QP_RX, q->base + 1000);
 	nlb_cong(nlh, FABTRACE_A_QP_CONG, q->base, q->last);
+	if (q->rtt)
+		nlb_rtt(nlh, q->rtt);
 	/* a newer kernel's attribute at the top level: must be skipped */
 	mnl_attr_put_u32(nlh, FABTRACE_A_QP_MAX + 3, 7);
 	return nlh;

@@ -117,6 +117,14 @@ TEST(qp_show_arguments)
 	EXPECT_STREQ(q.cgroup, "/");
 	qp_query_free(&q);
 
+	ASSERT_TRUE(parse(&q, "slow sort rtt") == 0);
+	EXPECT_TRUE(q.slow && q.rtt_above_us == QP_SLOW_US);
+	EXPECT_TRUE(q.has_sort && q.sort == QP_SORT_RTT);
+	qp_query_free(&q);
+	ASSERT_TRUE(parse(&q, "dev rxe0 slow rtt-above 250") == 0);
+	EXPECT_TRUE(q.slow && q.rtt_above_us == 250);
+	qp_query_free(&q);
+
 	EXPECT_EQ(parse(&q, "help"), ARGS_HELP);
 }
 
@@ -131,6 +139,8 @@ TEST(qp_show_rejects)
 		"cgroup", "cgroup a/b", "cgroup //", "cgroup /a//b", "cgroup / cgroup /",
 		"cgroup /a/b//",
 		"cgroups /", "dev 0123456789012345678901234567890123456789012345678901234567890123",
+		"rtt-above 100", "slow rtt-above", "slow rtt-above x", "slow rtt-above -1",
+		"slow slow", "sort srtt",
 	};
 	struct qp_query q;
 	size_t i;

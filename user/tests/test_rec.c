@@ -167,7 +167,7 @@ TEST(qp_text_table_and_block)
 	/* destroyed QPs say so; kernel QPs have no pid; human units */
 	EXPECT_STREQ(text, "rxe0           17 rc    destroyed       - [ib_core]       "
 			   "[fe80::1]:18             1.50M   1.43MiB    1.50M   1.43MiB"
-			   "  1.50M  3.00M  3.00M  1.50M tap\n");
+			   "  1.50M  3.00M  3.00M  1.50M       - tap\n");
 	free(text);
 	text = print_qp(&r, false, true, 1);
 	EXPECT_TRUE(strstr(text, " 1500000   1500001 ") != NULL);
@@ -194,6 +194,7 @@ TEST(qp_text_table_and_block)
 		" inv_req 1500203 rem_op 1500204 other 1500205\n"
 		"    last_ce 2023-11-14T22:13:21.000+00:00\n"
 		"    last_nak 2023-11-14T22:13:21.000+00:00\n"
+		"    rtt: -\n"
 		"\n");
 	free(text);
 
@@ -479,7 +480,7 @@ TEST(qp_hw_source_and_counters)
 	/* what the NIC does not count is "-", what it counted is shown, 0 too */
 	text = print_qp(&r, false, true, 1);
 	EXPECT_TRUE(strstr(text, " -         -        -         -      -      -      1      5"
-			   " set-shared(3)\n") != NULL);
+			   "       - set-shared(3)\n") != NULL);
 	free(text);
 	text = print_qp(&r, false, true, 0);
 	EXPECT_TRUE(strstr(text, " source set-shared(3)\n") != NULL);
@@ -513,6 +514,48 @@ TEST(qp_hw_source_and_counters)
 	free(text);
 }
 
+/* A QP fabtrace times: its round trips in the row, the block and JSON. */
+TEST(qp_rtt)
+{
+	struct nlb_qp d = qp17;
+	struct json_object *v, *q, *b;
+	struct ft_qp_rec r;
+	char *text;
+
+	d.rtt = 412000;
+	ft_parse_qp(nlb_qp(buf, &d), &r);
+	EXPECT_TRUE(r.rtt.present);
+	EXPECT_EQ(r.rtt.samples, 10);
+	EXPECT_EQ(r.rtt.nbuckets, 7);
+
+	text = print_qp(&r, false, false, 1);
+	EXPECT_TRUE(strstr(text, "  1.00K   412us tap\n") != NULL);
+	free(text);
+	text = print_qp(&r, false, true, 1);
+	EXPECT_TRUE(strstr(text, "   1005  412000 tap\n") != NULL);
+	free(text);
+	text = print_qp(&r, false, false, 0);
+	EXPECT_TRUE(strstr(text, "    rtt: samples 10 last 413us min 411us srtt 412us"
+			   " rttvar 41.2us ack_delay 5us\n"
+			   "    rtt_hist: <16us 0 <64us 0 <256us 1 <1.02ms 9 <4.1ms 0 <16.4ms 0"
+			   " >=16.4ms 0\n") != NULL);
+	free(text);
+	text = print_qp(&r, true, false, 0);
+	v = json_strict(text);
+	ASSERT_TRUE(v);
+	q = json_object_array_get_idx(v, 0);
+	EXPECT_EQ(json_object_get_uint64(JGET(q, "rtt", "srtt_ns")), 412000);
+	EXPECT_EQ(json_object_get_uint64(JGET(q, "rtt", "ack_delay_ns")), 5000);
+	b = JGET(q, "rtt", "buckets");
+	ASSERT_TRUE(b && json_object_array_length(b) == 7);
+	EXPECT_EQ(json_object_get_uint64(json_object_array_get_idx(b, 3)), 9);
+	b = JGET(q, "rtt", "bounds_ns");
+	ASSERT_TRUE(b && json_object_array_length(b) == 6);
+	EXPECT_EQ(json_object_get_uint64(json_object_array_get_idx(b, 5)), 16384000);
+	json_object_put(v);
+	free(text);
+}
+
 /* A QP in no set (the NIC had none left): its PSNs' progress, and why. */
 TEST(qp_hw_psn_source)
 {
@@ -535,7 +578,7 @@ TEST(qp_hw_psn_source)
 	EXPECT_EQ(ft_qp_source(&r), FABTRACE_SOURCE_PSN);
 
 	text = print_qp(&r, false, true, 1);
-	EXPECT_TRUE(strstr(text, "      -      -      -      - psn\n") != NULL);
+	EXPECT_TRUE(strstr(text, "      -      -      -      -       - psn\n") != NULL);
 	free(text);
 	text = print_qp(&r, false, true, 0);
 	EXPECT_TRUE(strstr(text, "    cong: rx_ect - rx_ce - retransmits -") != NULL);
