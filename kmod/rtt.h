@@ -245,4 +245,37 @@ static inline void ft_rtt_record_ad(struct ft_rtt *r, u32 ns)
 	WRITE_ONCE(r->ack_delay, ad ? ad - ad / 8 + ns / 8 : ns);
 }
 
+/**
+ * ft_rtt_clocked() - start or end the sample @t says, at @now
+ * @r: the QP's
+ * @psn: the packet's PSN
+ * @t: FT_RTT_* from ft_rtt_tx() or ft_rtt_rx()
+ * @v: what they left in their @v
+ * @now: the clock, read for it (ns)
+ *
+ * Return: an ended sample's length (ns), for the device's totals; 0 else.
+ */
+static inline u32 ft_rtt_clocked(struct ft_rtt *r, u32 psn, unsigned int t, u32 v, u64 now)
+{
+	u32 ns = 0;
+
+	switch (t) {
+	case FT_RTT_START:
+		ft_rtt_start(r, v, psn, 0, now);
+		break;
+	case FT_RTT_AD_START:
+		ft_rtt_start(r, v, psn, FT_RTT_AD, now);
+		break;
+	case FT_RTT_END:
+		ns = ft_rtt_since(v, now);
+		ft_rtt_record(r, ns);
+		break;
+	case FT_RTT_AD_END:
+		ns = ft_rtt_since(v, now);
+		ft_rtt_record_ad(r, ns);
+		break;
+	}
+	return ns;
+}
+
 #endif /* _FABTRACE_RTT_H */

@@ -57,28 +57,14 @@ static noinline notrace void tap_rtt(struct ft_dev *dev, struct ft_qp *qp,
 				     u32 psn, unsigned int t, u32 v)
 {
 	struct ft_dev_pcpu __percpu *pc = dev->pcpu;
-	u64 now = ktime_get_ns();
-	u32 ns;
+	u32 ns = ft_rtt_clocked(&qp->rtt, psn, t, v, ktime_get_ns());
 
-	switch (t) {
-	case FT_RTT_START:
-		ft_rtt_start(&qp->rtt, v, psn, 0, now);
-		break;
-	case FT_RTT_AD_START:
-		ft_rtt_start(&qp->rtt, v, psn, FT_RTT_AD, now);
-		break;
-	case FT_RTT_END:
-		ns = ft_rtt_since(v, now);
-		ft_rtt_record(&qp->rtt, ns);
+	if (t == FT_RTT_END) {
 		this_cpu_inc(pc->rtt[ft_rtt_dev_bucket(ns)]);
 		this_cpu_add(pc->rtt_ns, ns);
-		break;
-	case FT_RTT_AD_END:
-		ns = ft_rtt_since(v, now);
-		ft_rtt_record_ad(&qp->rtt, ns);
+	} else if (t == FT_RTT_AD_END) {
 		this_cpu_inc(pc->ad_samples);
 		this_cpu_add(pc->ad_ns, ns);
-		break;
 	}
 }
 

@@ -97,30 +97,16 @@ static __attribute__((noinline)) void tap_rtt(struct bdev *dev, struct ft_qp *qp
 					      u32 psn, unsigned int t, u32 v)
 {
 	struct timespec ts;
-	u64 now;
 	u32 ns;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
-	switch (t) {
-	case FT_RTT_START:
-		ft_rtt_start(&qp->rtt, v, psn, 0, now);
-		break;
-	case FT_RTT_AD_START:
-		ft_rtt_start(&qp->rtt, v, psn, FT_RTT_AD, now);
-		break;
-	case FT_RTT_END:
-		ns = ft_rtt_since(v, now);
-		ft_rtt_record(&qp->rtt, ns);
+	ns = ft_rtt_clocked(&qp->rtt, psn, t, v, (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec);
+	if (t == FT_RTT_END) {
 		dev->tot.rtt[ft_rtt_dev_bucket(ns)]++;
 		dev->tot.rtt_ns += ns;
-		break;
-	case FT_RTT_AD_END:
-		ns = ft_rtt_since(v, now);
-		ft_rtt_record_ad(&qp->rtt, ns);
+	} else if (t == FT_RTT_AD_END) {
 		dev->tot.ad_samples++;
 		dev->tot.ad_ns += ns;
-		break;
 	}
 }
 
