@@ -82,7 +82,7 @@ expect "fabtrace qp " show reset help
 expect "fabtrace qp show dev rxe0 qpn " 1 17 18
 expect "fabtrace qp show qpn " 1 17 18 263
 expect "fabtrace qp show dev rxe0 " qpn pid type state congested destroyed cgroup \
-	misconfigured sort limit help
+	misconfigured slow rtt-above sort limit help
 expect "fabtrace qp show type r" rc raw_packet raw_ipv6 raw_ethertype
 expect "fabtrace qp reset dev mlx5_0 qpn " 1 263
 expect "fabtrace dev show " mlx5_0 rxe0 help
