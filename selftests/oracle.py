@@ -1145,14 +1145,17 @@ def cmd_schema(args):
     cong = [k for k in spec_keys(args.spec, "cong") if not k.startswith("last_")]
     stats = spec_keys(args.spec, "stats")
     port = {"port", "state", "phys_state", "mtu", "link_layer", "netdev", "ifindex"}
+    # the qp-rtt nest's attributes, and the bucket bounds the CLI adds
+    rtt_keys = (set(spec_keys(args.spec, "qp-rtt")) - {"bucket"}) | {"buckets", "bounds_ns"}
     errs = []
     qps = load(args.qp)
     for q in qps:
         need = {"dev", "dev_index", "qpn", "type", "state", "port", "tclass", "sl", "prio",
                 "paused_us", "pid", "comm", "create_time", "flags", "tx", "rx", "cong", "source"}
         have = set(q)
-        # hw: what a hardware NIC counts of it (none here: soft-RoCE is tapped)
-        extra = have - need - {"remote_qpn", "peer", "destroy_time", "cgroup_id", "cgroup", "hw"}
+        # hw: what a hardware NIC counts of it (none here: soft-RoCE is tapped);
+        # rtt: an RC QP's round trips
+        extra = have - need - {"remote_qpn", "peer", "destroy_time", "cgroup_id", "cgroup", "hw", "rtt"}
         if need - have or extra:
             errs.append("QP %s: missing %s, unexpected %s" % (q.get("qpn"), need - have, extra))
             continue
@@ -1165,6 +1168,10 @@ def cmd_schema(args):
         if {k for k in c if not k.startswith("last_")} != set(cong) or set(c["tx_nak"]) != set(naks) \
                 or set(c["rx_nak"]) != set(naks):
             errs.append("QP %d cong keys %s, spec %s (naks %s)" % (q["qpn"], list(c), cong, naks))
+        if ("rtt" in q) != (q["type"] in ("rc", "xrc_ini", "xrc_tgt")) or \
+                not set(q.get("rtt", {"samples": 0})) <= rtt_keys or \
+                ("samples" not in q.get("rtt", {"samples": 0})):
+            errs.append("QP %d (%s): rtt %s" % (q["qpn"], q["type"], q.get("rtt")))
         if ("destroyed" in q["flags"]) != ("destroy_time" in q):
             errs.append("QP %d: flags %s with destroy_time %s" % (q["qpn"], q["flags"], q.get("destroy_time")))
         # a user QP has its creator's cgroup id (its path while it exists), a kernel QP neither
@@ -1180,9 +1187,15 @@ def cmd_schema(args):
         need = {"index", "name", "driver", "node_guid", "qps", "retained", "hooked", "ports", "tx", "rx",
                 "unknown_tx", "unknown_rx", "malformed", "sources"}
         # rx_drops: rxe's drops by reason, on a device whose drops are counted
-        if set(d) - {"rx_drops"} != need:
-            errs.append("device %s keys %s" % (d.get("name"), sorted((set(d) - {"rx_drops"}) ^ need)))
+        # rx_drops: rxe's drops by reason; rtt: its QPs' round trips (both tapped devices')
+        if set(d) - {"rx_drops", "rtt"} != need:
+            errs.append("device %s keys %s" % (d.get("name"), sorted((set(d) - {"rx_drops", "rtt"}) ^ need)))
             continue
+        dr_keys = {"samples", "sum_ns", "mean_ns", "ack_delay_samples", "ack_delay_sum_ns",
+                   "ack_delay_mean_ns", "buckets", "bounds_ns"}
+        if d["hooked"] and (not set(d.get("rtt", {})) <= dr_keys or
+                            len(d.get("rtt", {}).get("buckets", [])) != 24):
+            errs.append("device %s rtt %s" % (d["name"], d.get("rtt")))
         if "rx_drops" in d and set(d["rx_drops"]) != set(spec_keys(args.spec, "drops")):
             errs.append("device %s rx_drops keys %s" % (d["name"], sorted(d["rx_drops"])))
         for p in d["ports"]:
@@ -1235,11 +1248,13 @@ def is_zeroed(q):
     return (all(v == 0 for dr in DIRS for v in q[dr].values()) and
             all(v == 0 for k, v in c.items() if not isinstance(v, dict) and not k.startswith("last_")) and
             all(v == 0 for n in ("tx_nak", "rx_nak") for v in c[n].values()) and
-            not any(k.startswith("last_") for k in c))
+            not any(k.startswith("last_") for k in c) and
+            # its round trips too: no sample, no ack delay (a sample running goes on)
+            q.get("rtt", {}).get("samples", 0) == 0 and "ack_delay_ns" not in q.get("rtt", {}))
 
 
 def meta_of(q):
-    m = {k: v for k, v in q.items() if k not in ("tx", "rx", "cong", "create_time", "destroy_time")}
+    m = {k: v for k, v in q.items() if k not in ("tx", "rx", "cong", "rtt", "create_time", "destroy_time")}
     m["flags"] = sorted(f for f in q["flags"] if f != "congested")
     return m
 
