@@ -1146,7 +1146,10 @@ def cmd_schema(args):
     stats = spec_keys(args.spec, "stats")
     port = {"port", "state", "phys_state", "mtu", "link_layer", "netdev", "ifindex"}
     # the qp-rtt nest's attributes, and the bucket bounds the CLI adds
-    rtt_keys = (set(spec_keys(args.spec, "qp-rtt")) - {"bucket"}) | {"buckets", "bounds_ns"}
+    try:
+        rtt_keys = (set(spec_keys(args.spec, "qp-rtt")) - {"bucket"}) | {"buckets", "bounds_ns"}
+    except KeyError:                     # a spec before round trips: no QP may have one
+        rtt_keys = set()
     errs = []
     qps = load(args.qp)
     for q in qps:
@@ -1168,9 +1171,9 @@ def cmd_schema(args):
         if {k for k in c if not k.startswith("last_")} != set(cong) or set(c["tx_nak"]) != set(naks) \
                 or set(c["rx_nak"]) != set(naks):
             errs.append("QP %d cong keys %s, spec %s (naks %s)" % (q["qpn"], list(c), cong, naks))
-        if ("rtt" in q) != (q["type"] in ("rc", "xrc_ini", "xrc_tgt")) or \
-                not set(q.get("rtt", {"samples": 0})) <= rtt_keys or \
-                ("samples" not in q.get("rtt", {"samples": 0})):
+        # an RC QP's round trips (rtt.sh reads them), with the spec's keys
+        if "rtt" in q and (q["type"] not in ("rc", "xrc_ini", "xrc_tgt") or
+                           not set(q["rtt"]) <= rtt_keys or "samples" not in q["rtt"]):
             errs.append("QP %d (%s): rtt %s" % (q["qpn"], q["type"], q.get("rtt")))
         if ("destroyed" in q["flags"]) != ("destroy_time" in q):
             errs.append("QP %d: flags %s with destroy_time %s" % (q["qpn"], q["flags"], q.get("destroy_time")))
@@ -1193,8 +1196,7 @@ def cmd_schema(args):
             continue
         dr_keys = {"samples", "sum_ns", "mean_ns", "ack_delay_samples", "ack_delay_sum_ns",
                    "ack_delay_mean_ns", "buckets", "bounds_ns"}
-        if d["hooked"] and (not set(d.get("rtt", {})) <= dr_keys or
-                            len(d.get("rtt", {}).get("buckets", [])) != 24):
+        if "rtt" in d and (not set(d["rtt"]) <= dr_keys or len(d["rtt"].get("buckets", [])) != 24):
             errs.append("device %s rtt %s" % (d["name"], d.get("rtt")))
         if "rx_drops" in d and set(d["rx_drops"]) != set(spec_keys(args.spec, "drops")):
             errs.append("device %s rx_drops keys %s" % (d["name"], sorted(d["rx_drops"])))
