@@ -36,8 +36,7 @@ parts=$(cat "$FT_BUILD/bench/parts" 2>/dev/null || echo all)
 want() { [ "$parts" = all ] || [[ " $parts " == *" $1 "* ]]; }
 bw_args=(-e -s 65536 -u 20 -n "$bw_iters")
 lat_args=(-e -s 64 -n "$lat_iters")
-# smoke: one MTU shows the part runs; full compares both
-if [ "$mode" = full ]; then mtus=(1500 9000); else mtus=(1500); fi
+mtus=(1500 9000)
 res=$FT_OUT/bench-icount.txt
 raw=$FT_OUT/bench-icount.raw
 self=$(ip -4 -o addr show dev eth0 | awk '{ sub(/\/.*/, "", $4); print $4; exit }')
