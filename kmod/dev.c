@@ -140,22 +140,22 @@ static void dev_release(struct kref *ref)
 }
 
 /**
- * ft_dev_put() - drop a reference taken by ft_dev_get()
- * @dev: the device
- */
-void ft_dev_put(struct ft_dev *dev)
-{
-	ib_device_put(dev->ibdev);
-	kref_put(&dev->ref, dev_release);
-}
-
-/**
  * ft_dev_unref() - drop a reference to the entry alone (kref_get(&dev->ref))
  * @dev: the device; the last reference frees it, and its parts
  */
 void ft_dev_unref(struct ft_dev *dev)
 {
 	kref_put(&dev->ref, dev_release);
+}
+
+/**
+ * ft_dev_put() - drop a reference taken by ft_dev_get()
+ * @dev: the device
+ */
+void ft_dev_put(struct ft_dev *dev)
+{
+	ib_device_put(dev->ibdev);
+	ft_dev_unref(dev);
 }
 
 /**
